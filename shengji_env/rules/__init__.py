@@ -1,0 +1,21 @@
+"""The rules of record in code (RULES.md): scalar, one game at a time, readable.
+
+This package is the oracle the batched engine (``shengji_env.core``) is tested against.
+Public API (DESIGN.md §3)::
+
+    ctx = TrumpContext(level="10", trump="S", decks=2)
+    effective_suit(card, ctx); order_index(card, ctx); canonical_order(level, trump)
+    decompose(counts, ctx) -> list[Unit]; is_tractor(counts, ctx)
+    validate_throw(lead, other_hands, ctx, cfg) -> ThrowResult
+    is_legal_follow(hand, lead, play, ctx, cfg); legal_follows(hand, lead, ctx, cfg)
+    trick_winner(plays, ctx, cfg); legal_next_cards(hand, lead, selection, ctx, cfg)
+    kitty_multiplier(last_lead, ctx, cfg); level_outcome(attacker_points, cfg)
+    Game(cfg, seed)
+"""
+
+from .config import Rules, make_rules
+from .order import (NT, TRUMP, TrumpContext, canonical_order, effective_suit, is_trump,
+                    order_index, parse_trump, single_suit)
+from .patterns import Unit, decompose, is_throw, is_tractor, match_value, matches, pairs
+from .play import (ThrowResult, is_legal_follow, is_legal_lead, is_ruff, legal_follows,
+                   legal_next_cards, trick_points, trick_winner, validate_throw)

@@ -1,0 +1,432 @@
+"""The reference game: one hand (or a match) played through the DESIGN.md §4 action space.
+
+Scalar, slow and readable; built only from the rules functions of this package. It is the oracle
+the batched engine is checked against, so every decision point is spelled out here:
+
+* **Deal (phase DECLARE).** ``deck = new_deck(rng, decks)``; card ``j`` goes to seat
+  ``(first_drawer + j) % 4``; the last ``kitty_size`` cards are the kitty (``kitty[0]`` first).
+  After each card the receiver is asked (``PASS`` or a ``DECLARE`` id) only if a declaration
+  would be accepted for him right now (RULES.md §4.2-4.4). Then the closing window asks the
+  seats in order from the first drawer, skipping (as passes) those with nothing to declare; after
+  a declaration it continues with the declarer's next seat; four passes in a row close it.
+  ``POST_DEAL_PARTNER_FIRST`` (later hands): nothing is asked during the deal and the window starts
+  with the dealer's partner; if nobody declares, the partner names the trump (``NAME`` ids).
+  ``FIXED``: no declarations; trump = ``cfg.fixed_trump``.
+* **Bury (phase BURY).** The dealer takes the kitty and makes ``kitty_size`` ``CARD`` decisions.
+* **Play (phase PLAY).** The leader adds cards one at a time (``CARD``) and ends with ``END``; a
+  follower's play is committed when it reaches the lead's size. A failed throw forces a unit
+  (§7.4); under ``failed_throw_choice=NEXT_PLAYER`` with several candidates the leader's next
+  seat chooses with a ``CHOOSE`` id (phase CHOOSE).
+* **Hand over.** Kitty bonus, level change, rewards, next dealer (§10). In ``episode="match"``
+  the next hand is dealt until a team wins.
+
+RNG: one ``numpy.random.Generator`` per game, seeded from ``seed``; it draws (in this order)
+the first drawer when ``initial_first_drawer="RANDOM"`` and then each deck (redeals included).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .. import cards
+from ..cards import NUM_CARDS
+from . import declare, scoring
+from .config import Rules
+from .order import NT, TrumpContext
+from .patterns import decompose, is_throw
+from .play import legal_next_cards, trick_winner, validate_throw
+
+PASS = 54
+END = 55
+DECLARE_BASE = declare.DECLARE_BASE
+MAX_CHOICES = 5  # failing unit types of one 2-deck throw: single, pair, ≤3 tractor lengths
+
+
+class Phase(IntEnum):
+    DECLARE = 0
+    NAME = 1
+    BURY = 2
+    PLAY = 3
+    CHOOSE = 4
+    OVER = 5
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Action ids for a ruleset (DESIGN §4): CARD 0-53, PASS 54, END 55, DECLARE from 56, then
+    ``NAME`` (5: S, H, C, D, NT) if trump can be named, ``CHOOSE`` if a player picks a failed
+    throw's unit. ``-1`` marks a block that this ruleset does not have."""
+
+    num_declare: int
+    name_base: int
+    choose_base: int
+    size: int
+
+
+def action_layout(cfg: Rules) -> ActionLayout:
+    size = DECLARE_BASE + declare.num_declare_actions(cfg)
+    name_base = choose_base = -1
+    if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":
+        name_base, size = size, size + 5
+    if cfg.failed_throw_choice == "NEXT_PLAYER":
+        choose_base, size = size, size + MAX_CHOICES
+    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size)
+
+
+def new_deck(rng: np.random.Generator, decks: int) -> np.ndarray:
+    """A shuffled deck: ``int64[54·decks]`` card ids in dealing order."""
+    return rng.permutation(np.repeat(np.arange(NUM_CARDS), decks))
+
+
+def check_supported(cfg: Rules):
+    """Raise ``NotImplementedError`` for rule options the game cannot play yet."""
+    if cfg.decks > 2:
+        raise NotImplementedError("3- and 4-deck play is not implemented yet (RULES.md §8.3)")
+    if cfg.partnership == "FIND_FRIEND":
+        raise NotImplementedError("partnership='FIND_FRIEND' is not playable yet; "
+                                  "rules.scoring.resolve_friend implements the partner rule")
+    if cfg.throw_decomposition == "LEADER_DECLARED":
+        raise NotImplementedError("throw_decomposition='LEADER_DECLARED' is not implemented")
+
+
+class Game:
+    """One hand (``episode="hand"``) or a match (``"match"``) of Shengji, scalar reference.
+
+    ``levels``: the two teams' levels (rank indices 0-12 = 2..A, team 0 = seats 0 and 2);
+    ``dealer``: the dealer seat, or ``None`` for a first hand (dealer chosen by declaration;
+    both teams must then be at the same level); ``deck``: a given dealing order instead of a
+    shuffle; ``reward``: ``"levels"``, ``"points"`` or ``"win"`` (DESIGN §4).
+    Use ``to_act``, ``legal_actions()`` / ``legal_mask()``, ``step(action)``; the hand's result
+    is in ``outcome`` / ``attacker_points`` once ``done``.
+    """
+
+    def __init__(self, cfg: Rules | None = None, seed=None, *, deck=None, levels=(0, 0),
+                 dealer: int | None = None, episode: str = "hand", reward: str = "levels"):
+        self.cfg = cfg = cfg if cfg is not None else Rules()
+        check_supported(cfg)
+        if episode not in ("hand", "match"):
+            raise ValueError(f"episode={episode!r}; expected 'hand' or 'match'")
+        if reward not in ("levels", "points", "win"):
+            raise ValueError(f"reward={reward!r}; expected 'levels', 'points' or 'win'")
+        self.layout = action_layout(cfg)
+        self.rng = np.random.default_rng(seed)
+        self.episode, self.reward_kind = episode, reward
+        self.levels = [cards.rank_index(x) for x in levels]
+        if dealer is None and self.levels[0] != self.levels[1]:
+            raise ValueError("a first hand (dealer=None) needs both teams at the same level")
+        if cfg.initial_first_drawer == "RANDOM":
+            first = int(self.rng.integers(4))
+        else:
+            first = cfg.initial_first_drawer
+        self.log: list[tuple[int, int]] = []  # (seat, action) of every decision, forced ones too
+        self.winner_team: int | None = None
+        self.hands_played = 0
+        self._given_deck = None if deck is None else np.asarray(deck, dtype=np.int64)
+        self._start_hand(dealer, first if dealer is None else dealer)
+
+    # ------------------------------------------------------------------ hand set-up
+    def _start_hand(self, dealer, first_drawer):
+        cfg = self.cfg
+        self.dealer, self.first_drawer = dealer, first_drawer
+        self.first_hand = dealer is None
+        self.level = self.levels[0] if dealer is None else self.levels[dealer % 2]
+        if self._given_deck is not None:
+            deck, self._given_deck = self._given_deck, None
+            if sorted(deck.tolist()) != sorted(np.repeat(np.arange(54), cfg.decks).tolist()):
+                raise ValueError("deck must hold every card id exactly `decks` times")
+        else:
+            deck = new_deck(self.rng, cfg.decks)
+        self.deck = deck
+        self.hands = np.zeros((4, NUM_CARDS), dtype=np.uint8)
+        self.kitty = np.zeros(NUM_CARDS, dtype=np.uint8)
+        self.dealt = 0
+        self.declare_state = declare.DeclareState(None, None)
+        self.shown = np.zeros((4, NUM_CARDS), dtype=np.uint8)  # cards shown in declarations
+        self.trump = None
+        self.ctx = None
+        self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
+        self.played = np.zeros((4, NUM_CARDS), dtype=np.uint8)
+        self.revealed = np.zeros((4, NUM_CARDS), dtype=np.uint8)  # failed throws, still held
+        self.trick: dict[int, np.ndarray] = {}
+        self.leader = None
+        self.lead = None
+        self.tricks_done = 0
+        self.captured = 0  # attackers' points from tricks
+        self.penalty = 0  # throw penalties, signed (§7.4.5)
+        self.kitty_bonus = 0
+        self.attacker_points = None
+        self.outcome = None
+        self.last_trick = None
+        self.candidates = []
+        self.phase = Phase.DECLARE
+        self.to_act = None
+        self._window = None  # (seat to ask next, passes in a row) once the deal is over
+        if cfg.declaration_mode == "FIXED":
+            self._deal_all()
+            self._finish_declaring()
+        else:
+            self._advance_deal()
+
+    @property
+    def done(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def hand_size(self) -> int:
+        return self.cfg.hand_size
+
+    def _post_deal_mode(self) -> bool:
+        return self.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" and not self.first_hand
+
+    def _deal_all(self):
+        while self.dealt < 4 * self.hand_size:
+            self._deal_one()
+        self.kitty = cards.from_ids(self.deck[4 * self.hand_size:], self.cfg.decks)
+
+    def _deal_one(self) -> int:
+        seat = (self.first_drawer + self.dealt) % 4
+        self.hands[seat, self.deck[self.dealt]] += 1
+        self.dealt += 1
+        return seat
+
+    def _declarable(self, seat) -> list[int]:
+        return declare.legal_declarations(self.hands[seat], seat, self.declare_state, self.level,
+                                          self.cfg)
+
+    def _advance_deal(self):
+        """Deal until someone may declare or the deal is over; then run the closing window."""
+        while self.dealt < 4 * self.hand_size:
+            seat = self._deal_one()
+            if not self._post_deal_mode() and self._declarable(seat):
+                self.to_act = seat
+                return
+        self.kitty = cards.from_ids(self.deck[4 * self.hand_size:], self.cfg.decks)
+        if self._window is None:
+            start = (self.dealer + 2) % 4 if self._post_deal_mode() else self.first_drawer
+            self._window = (start, 0)
+        self._advance_window()
+
+    def _advance_window(self):
+        seat, passes = self._window
+        while passes < 4:
+            if self._declarable(seat):
+                self._window = (seat, passes)
+                self.to_act = seat
+                return
+            seat, passes = (seat + 1) % 4, passes + 1
+        self._finish_declaring()
+
+    def _finish_declaring(self):
+        cfg, st = self.cfg, self.declare_state
+        if cfg.declaration_mode == "FIXED":
+            trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
+            dealer = self.first_drawer if self.first_hand else self.dealer
+            return self._begin_bury(dealer, trump)
+        if st.current is not None:
+            dealer = declare.first_hand_dealer(st, cfg) if self.first_hand else self.dealer
+            return self._begin_bury(dealer, declare.final_trump(st))
+        fallback = (cfg.first_hand_no_declaration if self.first_hand
+                    else cfg.no_declaration_fallback)
+        if fallback == "REDEAL":
+            self.log.append((-1, -1))  # marks a redeal in the log
+            return self._start_hand(self.dealer, self.first_drawer)
+        if self._post_deal_mode():
+            self.phase, self.to_act = Phase.NAME, (self.dealer + 2) % 4
+            return
+        dealer = self.first_drawer if self.first_hand else self.dealer
+        if fallback.endswith("FLIP_KITTY"):
+            trump = declare.flip_kitty_trump(self.deck[4 * self.hand_size:].tolist(), cfg)
+        else:
+            trump = NT
+        self._begin_bury(dealer, trump)
+
+    def _begin_bury(self, dealer, trump):
+        self.dealer, self.trump = dealer, trump
+        self.level = self.levels[dealer % 2]
+        self.ctx = TrumpContext.from_rules(self.level, trump, self.cfg)
+        self.hands[dealer] += self.kitty
+        self.kitty = np.zeros(NUM_CARDS, dtype=np.uint8)
+        self.phase, self.to_act = Phase.BURY, dealer
+        if self.cfg.kitty_size == 0:
+            self._begin_play()
+
+    def _begin_play(self):
+        self.phase = Phase.PLAY
+        self.leader = self.to_act = self.dealer
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def attackers(self) -> int:
+        """Team (0 or 1) of the attackers; the dealer side is ``dealer % 2``."""
+        return 1 - self.dealer % 2
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[A]`` — legal actions for ``to_act``."""
+        mask = np.zeros(self.layout.size, dtype=bool)
+        if self.done:
+            return mask
+        seat, hand = self.to_act, self.hands[self.to_act]
+        if self.phase == Phase.DECLARE:
+            mask[PASS] = True
+            for i in self._declarable(seat):
+                mask[DECLARE_BASE + i] = True
+        elif self.phase == Phase.NAME:
+            mask[self.layout.name_base:self.layout.name_base + 4] = True
+            mask[self.layout.name_base + 4] = self.cfg.allow_no_trump_declaration
+        elif self.phase == Phase.BURY:
+            free = hand.astype(np.int64) - self.selection > 0
+            if not self.cfg.kitty_point_cards_allowed:
+                plain = free & (cards.POINTS == 0)
+                # RULES.md §5.2 (1-deck tradition): no point cards while others remain
+                left = self.cfg.kitty_size - int(self.selection.sum())
+                if int(((hand.astype(np.int64) - self.selection) * (cards.POINTS == 0)).sum()) >= left:
+                    free = plain
+            mask[:NUM_CARDS] = free
+        elif self.phase == Phase.CHOOSE:
+            mask[self.layout.choose_base:self.layout.choose_base + len(self.candidates)] = True
+        else:
+            leading = seat == self.leader
+            mask[:NUM_CARDS] = legal_next_cards(hand, None if leading else self.lead,
+                                                self.selection, self.ctx, self.cfg)
+            mask[END] = leading and self.selection.any()
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.legal_mask())]
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, action: int) -> np.ndarray:
+        """Apply ``action`` for ``to_act``; returns ``float32[4]`` rewards of this step."""
+        action = int(action)
+        if self.done:
+            raise ValueError("the game is over; no more actions")
+        mask = self.legal_mask()
+        if not 0 <= action < mask.size or not mask[action]:
+            raise ValueError(f"illegal action {action} for seat {self.to_act} in phase "
+                             f"{self.phase.name}; legal: {np.flatnonzero(mask).tolist()}")
+        seat = self.to_act
+        self.log.append((seat, action))
+        rewards = np.zeros(4, dtype=np.float32)
+        if self.phase == Phase.DECLARE:
+            if action != PASS:
+                decl = declare.action_declaration(action, seat, self.cfg)
+                self.declare_state = declare.accept(self.declare_state, decl, self.cfg)
+                self.shown[seat] = np.maximum(self.shown[seat], decl.cards(self.level))
+            if self._window is None:
+                self._advance_deal()
+            else:
+                _, passes = self._window
+                passes = passes + 1 if action == PASS else 0
+                self._window = ((seat + 1) % 4, passes)
+                self._advance_window()
+        elif self.phase == Phase.NAME:
+            self._begin_bury(self.dealer, action - self.layout.name_base)
+        elif self.phase == Phase.BURY:
+            self.selection[action] += 1
+            if int(self.selection.sum()) == self.cfg.kitty_size:
+                self.hands[seat] -= self.selection
+                self.kitty = self.selection
+                self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
+                self._begin_play()
+        elif self.phase == Phase.CHOOSE:
+            self._set_lead(self.candidates[action - self.layout.choose_base])
+        elif action == END:
+            self._end_lead()
+        else:
+            self.selection[action] += 1
+            if seat != self.leader and int(self.selection.sum()) == int(self.lead.sum()):
+                rewards = self._commit(seat, self.selection)
+        return rewards
+
+    def _end_lead(self):
+        lead, leader = self.selection, self.leader
+        if is_throw(lead, self.ctx):
+            others = [self.hands[(leader + i) % 4] for i in (1, 2, 3)]
+            result = validate_throw(lead, others, self.ctx, self.cfg)
+            if not result.ok:
+                # §7.4: the attempted cards are revealed; a penalty may apply
+                self.revealed[leader] = np.maximum(self.revealed[leader], lead)
+                forced = result.forced
+                returned = int(lead.sum()) - int(
+                    (forced if forced is not None else result.candidates[0]).sum())
+                thrower_attacks = leader % 2 == self.attackers
+                self.penalty += scoring.throw_penalty(thrower_attacks, returned, self.cfg)
+                if forced is None:
+                    self.candidates = result.candidates
+                    self.phase, self.to_act = Phase.CHOOSE, (leader + 1) % 4
+                    return
+                lead = forced
+        self._set_lead(lead)
+
+    def _set_lead(self, lead):
+        leader = self.leader
+        self.lead = lead.astype(np.uint8)
+        self.hands[leader] -= self.lead
+        self.trick = {leader: self.lead}
+        self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
+        self.candidates = []
+        self.phase, self.to_act = Phase.PLAY, (leader + 1) % 4
+
+    def _commit(self, seat, play) -> np.ndarray:
+        self.hands[seat] -= play
+        self.trick[seat] = play.astype(np.uint8)
+        self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
+        if len(self.trick) < 4:
+            self.to_act = (seat + 1) % 4
+            return np.zeros(4, dtype=np.float32)
+        order = [(self.leader + i) % 4 for i in range(4)]
+        plays = [self.trick[s] for s in order]
+        winner = order[trick_winner(plays, self.ctx, self.cfg)]
+        for s in order:
+            self.played[s] += self.trick[s]
+        if winner % 2 == self.attackers:
+            self.captured += sum(cards.points(p) for p in plays)
+        self.tricks_done += 1
+        self.last_trick = (self.leader, plays, winner)
+        self.trick = {}
+        self.lead = None
+        if self.hands.any():
+            self.leader = self.to_act = winner
+            return np.zeros(4, dtype=np.float32)
+        return self._end_hand(winner, plays)
+
+    def _end_hand(self, winner, plays) -> np.ndarray:
+        cfg = self.cfg
+        attackers_dug = winner % 2 == self.attackers
+        if attackers_dug:
+            # §10.2: the basis is the last lead, or the play that won the last trick
+            basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
+                plays[(winner - self.leader) % 4]
+            self.kitty_bonus = scoring.kitty_bonus(self.kitty, basis, self.ctx, cfg)
+        self.attacker_points = self.captured + self.kitty_bonus + self.penalty
+        self.outcome = scoring.level_outcome(self.attacker_points, cfg)
+        dealer_team = self.dealer % 2
+        new_levels, winner_team = scoring.apply_level_change(
+            tuple(self.levels), dealer_team, self.outcome, cfg, attackers_won_last_trick=attackers_dug)
+        self.levels = list(new_levels)
+        self.winner_team = winner_team
+        self.hands_played += 1
+        next_dealer = scoring.next_dealer(self.dealer, self.outcome, cfg)
+        self.next_dealer = next_dealer
+        match_over = winner_team is not None
+        if self.reward_kind == "win":
+            if self.episode == "hand":
+                rewards = scoring.hand_rewards(self.outcome, self.dealer, reward="win")
+            elif match_over:
+                rewards = np.where(np.arange(4) % 2 == winner_team, 1.0, -1.0).astype(np.float32)
+            else:
+                rewards = np.zeros(4, dtype=np.float32)
+        else:
+            rewards = scoring.hand_rewards(self.outcome, self.dealer, reward=self.reward_kind,
+                                           attacker_points=self.attacker_points, cfg=cfg)
+        self.hand_result = dict(dealer=self.dealer, trump=self.trump, level=self.level,
+                                attacker_points=self.attacker_points, kitty_bonus=self.kitty_bonus,
+                                outcome=self.outcome, next_dealer=next_dealer)
+        if self.episode == "match" and not match_over:
+            self._start_hand(next_dealer, next_dealer)
+        else:
+            self.phase, self.to_act = Phase.OVER, None
+        return rewards

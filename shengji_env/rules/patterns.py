@@ -1,0 +1,232 @@
+"""Units, canonical decomposition and structure matching (RULES.md §6).
+
+A **unit** ``(k, length)`` is ``k`` identical cards at each of ``length`` consecutive positions
+of one effective suit: single (1, 1), pair (2, 1), tractor (2, ≥2), triple (3, 1), ...
+Positions are the order indices of ``order.py``; a position may hold several identities of equal
+strength (the off-suit level cards), and a unit uses one identity per position.
+
+Functions take count vectors ``uint8[54]`` and never write to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .. import cards
+from ..cards import NUM_CARDS
+from .order import TrumpContext, single_suit
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a play.
+
+    ``k``: copies per position (1 single, 2 pair/tractor, 3 triple/Titanic, ...);
+    ``length``: number of consecutive positions (1 for a single, pair, triple);
+    ``top``: order index of the highest position; ``counts``: ``uint8[54]`` the unit's cards.
+    """
+
+    k: int
+    length: int
+    top: int
+    counts: np.ndarray = field(compare=False, repr=False)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.k, self.length)
+
+    @property
+    def size(self) -> int:
+        return self.k * self.length
+
+    def __repr__(self) -> str:
+        return f"Unit(k={self.k}, length={self.length}, top={self.top}, {cards.format(self.counts)!r})"
+
+
+def _suit_layout(suit: int, ctx: TrumpContext) -> list[tuple[int, ...]]:
+    """Identities at each position 0..size-1 of an effective suit, each in suit order S,H,C,D."""
+    size = int(ctx.suit_size[suit])
+    return [ctx.position_cards.get((suit, i), ()) for i in range(size)]
+
+
+def _top_identity_suit(unit_counts: np.ndarray, top: int, ctx: TrumpContext) -> int:
+    ids = [c for c in np.flatnonzero(unit_counts) if ctx.order_indices[c] == top]
+    return min(ids)  # ids ascend in suit order S, H, C, D, then jokers
+
+
+def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
+    """Canonical decomposition of cards of one effective suit into units (RULES.md §6.2).
+
+    Larger tuples first; for each tuple size the longest chain first (ties: higher top; at a
+    position with several identities, the first in suit order S, H, C, D). Returned sorted by
+    (k desc, length desc, top desc, suit order of the top identity). ``[]`` for no cards;
+    ``ValueError`` if the cards mix effective suits.
+    """
+    counts = np.asarray(counts)
+    if not counts.any():
+        return []
+    suit = single_suit(counts, ctx)
+    layout = _suit_layout(suit, ctx)
+    rest = counts.astype(np.int64)
+    units: list[Unit] = []
+    for k in range(ctx.decks, 1, -1):
+        while True:
+            # identity chosen at each position: the first (suit order) with >= k copies left
+            pick = [next((c for c in ids if rest[c] >= k), -1) for ids in layout]
+            best_len, best_top, run = 0, -1, 0
+            for i, c in enumerate(pick):
+                run = run + 1 if c >= 0 else 0
+                if run >= best_len and run > 0:  # >= : a later (higher) top wins ties
+                    best_len, best_top = run, i
+            if best_len < 2:
+                break
+            unit = np.zeros(NUM_CARDS, dtype=np.uint8)
+            for i in range(best_top - best_len + 1, best_top + 1):
+                unit[pick[i]] = k
+            rest -= unit
+            units.append(Unit(k, best_len, best_top, unit))
+        for c in np.flatnonzero(rest >= k):
+            while rest[c] >= k:
+                unit = np.zeros(NUM_CARDS, dtype=np.uint8)
+                unit[c] = k
+                rest -= unit
+                units.append(Unit(k, 1, int(ctx.order_indices[c]), unit))
+    for c in np.flatnonzero(rest):
+        for _ in range(int(rest[c])):
+            unit = np.zeros(NUM_CARDS, dtype=np.uint8)
+            unit[c] = 1
+            units.append(Unit(1, 1, int(ctx.order_indices[c]), unit))
+    units.sort(key=lambda u: (-u.k, -u.length, -u.top, _top_identity_suit(u.counts, u.top, ctx)))
+    return units
+
+
+def is_tractor(counts: np.ndarray, ctx: TrumpContext) -> bool:
+    """True iff the cards form exactly one chain unit: a tractor (or a Titanic, ...). §6.1."""
+    try:
+        units = decompose(counts, ctx)
+    except ValueError:
+        return False
+    return len(units) == 1 and units[0].k >= 2 and units[0].length >= 2
+
+
+def is_throw(counts: np.ndarray, ctx: TrumpContext) -> bool:
+    """True iff a one-suit lead decomposes into two or more units (RULES.md §6.2)."""
+    return len(decompose(counts, ctx)) >= 2
+
+
+def shapes(units: list[Unit]) -> list[tuple[int, int]]:
+    """The (k, length) of each unit, in decomposition order."""
+    return [u.shape for u in units]
+
+
+def primary_shape(units: list[Unit]) -> tuple[int, int]:
+    """Type of the primary unit (first of the decomposition): largest k, then longest. §6.2."""
+    return units[0].shape
+
+
+def _placements(rest: np.ndarray, layout, k: int, length: int):
+    """Every way to cut a (k, length) unit from ``rest``: yields (top, identities per position)."""
+    avail = [[c for c in ids if rest[c] >= k] for ids in layout]
+    for top in range(length - 1, len(layout)):
+        span = avail[top - length + 1: top + 1]
+        if all(span):
+            yield from ((top, combo) for combo in _product(span))
+
+
+def _product(lists):
+    if not lists:
+        yield ()
+        return
+    for head in lists[0]:
+        for tail in _product(lists[1:]):
+            yield (head,) + tail
+
+
+@lru_cache(maxsize=200_000)
+def _best(play: tuple, multi: tuple, primary, level, trump, decks, att, suit) -> int | None:
+    # None: the remaining shapes cannot be cut from ``play``; else the best primary top (-1: none)
+    if not multi:
+        return -1  # matched; no primary-shaped part in this branch (caller takes max)
+    ctx = TrumpContext(level, trump, decks, att)
+    layout = _suit_layout(suit, ctx)
+    rest = np.array(play, dtype=np.int64)
+    (k, length), others = multi[0], multi[1:]
+    best = None
+    for top, ids in _placements(rest, layout, k, length):
+        cut = rest.copy()
+        for c in ids:
+            cut[c] -= k
+        sub = _best(tuple(int(x) for x in cut), others, primary, level, trump, decks, att, suit)
+        if sub is None:
+            continue
+        here = top if (k, length) == primary else -1
+        cand = max(here, sub)
+        if best is None or cand > best:
+            best = cand
+    return best
+
+
+def match_value(play: np.ndarray, structure: list[tuple[int, int]], ctx: TrumpContext,
+                suit: int) -> int | None:
+    """``value(X, U)`` (§6.3) or ``None`` if the play does not match the structure."""
+    play = np.asarray(play)
+    if int(play.sum()) != sum(k * n for k, n in structure):
+        return None
+    if not play.any() or single_suit(play, ctx) != suit:
+        return None
+    primary = max(structure)
+    if primary == (1, 1):
+        return int(ctx.order_indices[play > 0].max())
+    multi = tuple(sorted((s for s in structure if s[0] >= 2), reverse=True))
+    return _best(tuple(int(x) for x in play), multi, primary, ctx.level, ctx.trump, ctx.decks,
+                 ctx.always_trump_two, suit)
+
+
+def matches(play: np.ndarray, structure: list[tuple[int, int]], ctx: TrumpContext) -> bool:
+    """``matches(X, U)`` of §6.3: the play (all of one effective suit) can be partitioned so
+    that every non-single unit of the structure gets its own part of exactly its shape."""
+    play = np.asarray(play)
+    if not play.any():
+        return False
+    try:
+        suit = single_suit(play, ctx)
+    except ValueError:
+        return False
+    return match_value(play, structure, ctx, suit) is not None
+
+
+def pair_counts(counts: np.ndarray, suit: int, ctx: TrumpContext) -> list[int]:
+    """Pairs available at each position of ``suit`` (``sum(count // 2)`` over its identities)."""
+    counts = np.asarray(counts)
+    return [sum(int(counts[c]) // 2 for c in ids) for ids in _suit_layout(suit, ctx)]
+
+
+def pairs(counts: np.ndarray) -> int:
+    """``pairs(Y)`` of §8.2: the maximum number of disjoint identical pairs."""
+    return int((np.asarray(counts, dtype=np.int64) // 2).sum())
+
+
+def tractor_pairs(counts: np.ndarray, suit: int, lengths: list[int], ctx: TrumpContext) -> int:
+    """``trac(Y)`` of §8.2: the most pairs in disjoint tractors cut from ``counts`` (cards of
+    ``suit``) that can be matched one-to-one to tractors of exactly the given lengths."""
+    if not lengths:
+        return 0
+    return _trac(tuple(pair_counts(counts, suit, ctx)), tuple(sorted(lengths, reverse=True)))
+
+
+@lru_cache(maxsize=200_000)
+def _trac(pc: tuple, lengths: tuple) -> int:
+    if not lengths:
+        return 0
+    m, others = lengths[0], lengths[1:]
+    best = _trac(pc, others)  # leave this lead tractor unmatched
+    for top in range(m - 1, len(pc)):
+        if all(pc[i] > 0 for i in range(top - m + 1, top + 1)):
+            cut = list(pc)
+            for i in range(top - m + 1, top + 1):
+                cut[i] -= 1
+            best = max(best, m + _trac(tuple(cut), others))
+    return best

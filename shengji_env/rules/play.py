@@ -1,0 +1,454 @@
+"""Leading, throws, following, ruffs and the trick winner (RULES.md §7-9).
+
+Every function takes count vectors ``uint8[54]`` and never writes to them. ``ctx`` is a
+``TrumpContext``; ``cfg`` a ``Rules``. The follow rules are implemented for 1 and 2 decks
+(§8.1-8.2); 3+ decks raise ``NotImplementedError`` (§8.3 is not built yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
+
+from .. import cards
+from ..cards import NUM_CARDS
+from .order import TRUMP, TrumpContext, single_suit, suits_present
+from .patterns import (Unit, _placements, _suit_layout, decompose, match_value, pair_counts, pairs,
+                       tractor_pairs)
+
+
+def _u8(x) -> np.ndarray:
+    a = np.asarray(x)
+    if a.shape != (NUM_CARDS,):
+        raise ValueError(f"expected a count vector of shape (54,), got shape {a.shape}")
+    return a.astype(np.int64)
+
+
+def _require_two_decks(ctx: TrumpContext, what: str):
+    if ctx.decks > 2:
+        raise NotImplementedError(f"{what} for {ctx.decks} decks (RULES.md §8.3: triples, "
+                                  "Titanics) is not implemented yet; 1 and 2 decks are complete")
+
+
+# ---------------------------------------------------------------------------------- leads §7
+
+def is_legal_lead(lead: np.ndarray, ctx: TrumpContext) -> bool:
+    """A lead is legal to attempt iff it is non-empty and of one effective suit (§7.2)."""
+    return len(suits_present(lead, ctx)) == 1
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    """Outcome of validating a lead (§7.3-7.4).
+
+    ``ok``: the lead stands as attempted. Otherwise ``candidates`` holds the forced unit of each
+    failing unit type (``uint8[54]`` each, in decomposition order) and ``forced`` is the one led,
+    chosen by ``failed_throw_choice`` — ``None`` under ``NEXT_PLAYER`` when there are several
+    candidates (the leader's next player picks one).
+    """
+
+    ok: bool
+    forced: np.ndarray | None = None
+    candidates: list = field(default_factory=list)
+
+
+def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext) -> bool:
+    """True iff ``hand`` holds, in ``suit``, a unit of the same (k, length) with a strictly
+    higher top — possibly cut out of a bigger structure (§7.3)."""
+    hand = _u8(hand)
+    layout = _suit_layout(suit, ctx)
+    for top, _ in _placements(hand, layout, unit.k, unit.length):
+        if top > unit.top:
+            return True
+    return False
+
+
+def validate_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> ThrowResult:
+    """Validate a lead against the three other hands (in playing order after the leader).
+
+    A simple lead (one unit) always stands. A throw fails if any unit is beaten by a strictly
+    higher unit of the same type in any other hand (the partner's included; the kitty belongs to
+    nobody), §7.3. On failure, per failing type the smallest unit of that type is a candidate
+    (§7.4.2); the forced lead is chosen per ``cfg.failed_throw_choice`` (§7.4.3).
+    """
+    lead = _u8(lead)
+    suit = single_suit(lead, ctx)
+    units = decompose(lead, ctx)
+    if len(units) <= 1:
+        return ThrowResult(ok=True)
+    if len(other_hands) != 3:
+        raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
+    failing_types: list[tuple[int, int]] = []
+    for u in units:
+        if u.shape not in failing_types and any(beats_unit(h, u, suit, ctx) for h in other_hands):
+            failing_types.append(u.shape)
+    if not failing_types:
+        return ThrowResult(ok=True)
+    candidates = []
+    for shape in failing_types:
+        same = [u for u in units if u.shape == shape]
+        lowest = min(u.top for u in same)
+        # decompose() orders equal tops by suit S, H, C, D: the first of the lowest is taken
+        candidates.append(next(u for u in same if u.top == lowest))
+    if len(candidates) == 1:
+        forced = candidates[0]
+    elif cfg.failed_throw_choice == "NEXT_PLAYER":
+        return ThrowResult(ok=False, forced=None, candidates=[u.counts for u in candidates])
+    elif cfg.failed_throw_choice == "AUTO_LOWEST_RANK":
+        forced = min(candidates, key=lambda u: (u.top, u.size))
+    else:  # AUTO_FEWEST_CARDS
+        forced = min(candidates, key=lambda u: (u.size, u.top))
+    return ThrowResult(ok=False, forced=forced.counts.copy(), candidates=[u.counts for u in candidates])
+
+
+# ------------------------------------------------------------------------------- follows §8
+
+def lead_requirements(lead: np.ndarray, ctx: TrumpContext) -> tuple[int, list[int]]:
+    """(pL, tL) of §8.2: pairs in the lead (a tractor of length m counts m) and the lengths of
+    its tractors."""
+    units = decompose(lead, ctx)
+    p_lead = sum(u.length for u in units if u.k == 2)
+    t_lead = [u.length for u in units if u.k == 2 and u.length >= 2]
+    return p_lead, t_lead
+
+
+def _suit_cards(hand: np.ndarray, suit: int, ctx: TrumpContext) -> np.ndarray:
+    return np.where(ctx.effective_suits == suit, hand, 0)
+
+
+def is_legal_follow(hand: np.ndarray, lead: np.ndarray, play: np.ndarray, ctx: TrumpContext,
+                    cfg) -> bool:
+    """Is ``play`` a legal follow to ``lead`` from ``hand`` (the follower's cards before playing)?
+
+    §8.1 suit obligation; §8.2 structure obligation (2 decks): ``trac(X) = trac(H_E)`` and
+    ``min(pairs(X), pL) = min(pairs(H_E), pL)``; with ``follow_partial_tractor`` the play must
+    also maximise the pairs covered by tractors (capped at the lead's tractor pairs).
+    """
+    hand, lead, play = _u8(hand), _u8(lead), _u8(play)
+    n = int(lead.sum())
+    if int(play.sum()) != n or (play > hand).any():
+        return False
+    suit = single_suit(lead, ctx)
+    in_suit = _suit_cards(hand, suit, ctx)
+    have = int(in_suit.sum())
+    if have == 0:
+        return True
+    if have < n:
+        return bool((play >= in_suit).all())  # all of H_E plus anything
+    if (play != _suit_cards(play, suit, ctx)).any():
+        return False
+    return _structure_ok(in_suit, lead, play, suit, ctx, cfg)
+
+
+def _structure_ok(in_suit, lead, play, suit, ctx, cfg) -> bool:
+    if ctx.decks == 1:
+        return True
+    _require_two_decks(ctx, "following")
+    p_lead, t_lead = lead_requirements(lead, ctx)
+    if tractor_pairs(play, suit, t_lead, ctx) != tractor_pairs(in_suit, suit, t_lead, ctx):
+        return False
+    if min(pairs(play), p_lead) != min(pairs(in_suit), p_lead):
+        return False
+    if cfg.follow_partial_tractor and t_lead:
+        return _covered(play, suit, ctx, sum(t_lead)) == _best_cover(in_suit, lead, suit, ctx)
+    return True
+
+
+def _covered(play, suit, ctx, cap: int) -> int:
+    """Pairs of ``play`` coverable by disjoint tractors of length >= 2, at most ``cap`` (§8.2)."""
+    return min(cap, _cover(tuple(pair_counts(play, suit, ctx))))
+
+
+@lru_cache(maxsize=100_000)
+def _cover(pc: tuple) -> int:
+    first = next((i for i, c in enumerate(pc) if c), None)
+    if first is None:
+        return 0
+    rest = list(pc)
+    rest[first] -= 1
+    best = _cover(tuple(rest))  # this pair stays outside any tractor
+    end = first
+    while end + 1 < len(pc) and pc[end + 1] > 0:
+        end += 1
+        cut = list(pc)
+        for i in range(first, end + 1):
+            cut[i] -= 1
+        best = max(best, end - first + 1 + _cover(tuple(cut)))
+    return best
+
+
+def _best_cover(in_suit, lead, suit, ctx) -> int:
+    """Max of ``_covered`` over the plays meeting the two §8.2 conditions (enumerated)."""
+    n = int(lead.sum())
+    p_lead, t_lead = lead_requirements(lead, ctx)
+    want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
+    want_p = min(pairs(in_suit), p_lead)
+    best = 0
+    for x in submultisets(in_suit, n):
+        if tractor_pairs(x, suit, t_lead, ctx) == want_t and min(pairs(x), p_lead) == want_p:
+            best = max(best, _covered(x, suit, ctx, sum(t_lead)))
+    return best
+
+
+def submultisets(counts: np.ndarray, size: int):
+    """Every distinct sub-multiset of ``counts`` with ``size`` cards (``int64[54]`` each)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ids = [int(c) for c in np.flatnonzero(counts)]
+    caps = [int(counts[c]) for c in ids]
+    suffix = np.cumsum(caps[::-1])[::-1].tolist() + [0]
+
+    def rec(i, left, chosen):
+        if left == 0:
+            out = np.zeros(NUM_CARDS, dtype=np.int64)
+            for c, m in chosen:
+                out[c] = m
+            yield out
+            return
+        if i == len(ids) or suffix[i] < left:
+            return
+        for m in range(min(caps[i], left), -1, -1):
+            yield from rec(i + 1, left - m, chosen + [(ids[i], m)] if m else chosen)
+
+    yield from rec(0, size, [])
+
+
+def legal_follows(hand: np.ndarray, lead: np.ndarray, ctx: TrumpContext, cfg) -> list[np.ndarray]:
+    """All distinct legal follows (``uint8[54]`` each) by enumeration — for small cases/tests."""
+    hand, lead = _u8(hand), _u8(lead)
+    n = int(lead.sum())
+    suit = single_suit(lead, ctx)
+    in_suit = _suit_cards(hand, suit, ctx)
+    have = int(in_suit.sum())
+    if have >= n:
+        pool, base, size = in_suit, np.zeros(NUM_CARDS, dtype=np.int64), n
+    elif have > 0:
+        pool, base, size = hand - in_suit, in_suit, n - have
+    else:
+        pool, base, size = hand, np.zeros(NUM_CARDS, dtype=np.int64), n
+    out = []
+    for x in submultisets(pool, size):
+        play = base + x
+        if have < n or _structure_ok(in_suit, lead, play, suit, ctx, cfg):
+            out.append(play.astype(np.uint8))
+    return out
+
+
+def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.ndarray,
+                     ctx: TrumpContext, cfg) -> np.ndarray:
+    """``bool[54]`` — cards that may be added to ``selection`` (DESIGN §4, prefix-closed).
+
+    ``hand``: the player's cards including the selection; ``lead``: the trick's lead, or
+    ``None`` when this player is leading. A card is legal iff selection + card can still be
+    completed to a legal play: a lead (any cards of one effective suit, §7.2) or a follow (§8).
+    """
+    hand, sel = _u8(hand), _u8(selection)
+    if (sel > hand).any():
+        raise ValueError("the selection holds cards that are not in the hand")
+    free = hand - sel > 0
+    if lead is None:
+        if not sel.any():
+            return free
+        return free & (ctx.effective_suits == single_suit(sel, ctx))
+    lead = _u8(lead)
+    n = int(lead.sum())
+    if int(sel.sum()) >= n:
+        return np.zeros(NUM_CARDS, dtype=bool)
+    suit = single_suit(lead, ctx)
+    in_suit = _suit_cards(hand, suit, ctx)
+    have = int(in_suit.sum())
+    is_suit = ctx.effective_suits == suit
+    if have == 0:
+        return free
+    if have < n:
+        # every card of H_E must be played; the other slots take anything
+        others_left = (n - have) - int(sel[~is_suit].sum())
+        return free & (is_suit | (others_left > 0))
+    out = np.zeros(NUM_CARDS, dtype=bool)
+    for c in np.flatnonzero(free & is_suit):
+        trial = sel.copy()
+        trial[c] += 1
+        out[c] = can_complete_follow(in_suit, lead, trial, suit, ctx, cfg)
+    return out
+
+
+def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg) -> bool:
+    """Can ``selection`` (cards of H_E) be extended within ``in_suit`` (H_E, at least n cards)
+    to a legal follow? Exact for 1-2 decks.
+
+    2 decks: a follow X is legal iff it contains a *witness*: disjoint tractors achieving
+    ``trac(H_E)`` plus further pairs up to ``min(pairs(H_E), pL)`` (both conditions of §8.2
+    only grow with X). So the selection can be completed iff for some tractor choice the
+    cheapest witness fits: ``|selection ∪ witness| <= n`` (extra pairs taken cheapest first:
+    pairs already selected cost 0, half-selected 1, untouched 2).
+    """
+    n = int(lead.sum())
+    if int(selection.sum()) > n or (selection > in_suit).any():
+        return False
+    if ctx.decks == 1:
+        return True
+    _require_two_decks(ctx, "following")
+    if cfg.follow_partial_tractor and lead_requirements(lead, ctx)[1]:
+        # rare option: the simple, exhaustive way
+        return any((x >= selection).all() for x in submultisets(in_suit, n)
+                   if _structure_ok(in_suit, lead, x, suit, ctx, cfg))
+    p_lead, t_lead = lead_requirements(lead, ctx)
+    want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
+    want_p = min(pairs(in_suit), p_lead)
+    size = int(selection.sum())
+    for used in _tractor_choices(in_suit, suit, tuple(sorted(t_lead, reverse=True)), want_t, ctx):
+        cost = sum(2 - int(selection[c]) for c in used)
+        spare = [2 - int(selection[c]) for c in np.flatnonzero(in_suit >= 2) if c not in used]
+        need = want_p - len(used)
+        if need > len(spare):
+            continue
+        cost += sum(sorted(spare)[:need])
+        if size + cost <= n:
+            return True
+    return False
+
+
+def _tractor_choices(in_suit, suit, lengths: tuple, want: int, ctx):
+    """Sets of pair identities forming disjoint tractors (one per matched lead tractor length)
+    that total ``want`` pairs."""
+    layout = _suit_layout(suit, ctx)
+    found = []
+
+    def rec(k, used: frozenset, total):
+        if total == want:
+            found.append(used)
+            return
+        if k == len(lengths):
+            return
+        rec(k + 1, used, total)  # leave this lead tractor unmatched
+        m = lengths[k]
+        avail = [[c for c in ids if in_suit[c] >= 2 and c not in used] for ids in layout]
+        for top in range(m - 1, len(layout)):
+            span = avail[top - m + 1: top + 1]
+            if all(span):
+                for combo in product(*span):
+                    rec(k + 1, used | frozenset(combo), total + m)
+
+    rec(0, frozenset(), 0)
+    return set(found)
+
+
+# -------------------------------------------------------------------------- tricks §9
+
+def is_ruff(play: np.ndarray, lead: np.ndarray, ctx: TrumpContext, cfg) -> bool:
+    """§9.1: off-suit lead, every card of the play trump, and the lead's structure reproduced
+    (``EXACT``) or at least as many tractors and pairs (``COUNT_ONLY``). A legal all-trump
+    follow to an off-suit lead implies the player was void in the led suit."""
+    play, lead = _u8(play), _u8(lead)
+    if single_suit(lead, ctx) == TRUMP or suits_present(play, ctx) != {TRUMP}:
+        return False
+    return _ruff_value(play, lead, ctx, cfg) is not None
+
+
+def _ruff_value(play, lead, ctx, cfg):
+    units = decompose(lead, ctx)
+    structure = [u.shape for u in units]
+    if cfg.ruff_match == "EXACT":
+        return match_value(play, structure, ctx, TRUMP)
+    # COUNT_ONLY (AMB-11): no fewer tractors and no fewer pairs than the lead; the value is the
+    # highest top among the play's own units of the lead's primary kind (chain or not).
+    mine = decompose(play, ctx)
+    if sum(u.length >= 2 for u in mine if u.k == 2) < sum(u.length >= 2 for u in units if u.k == 2):
+        return None
+    if pairs(play) < sum(u.length for u in units if u.k == 2):
+        return None
+    k_star, len_star = units[0].shape
+    tops = [u.top for u in mine if u.k == k_star and (u.length >= 2) == (len_star >= 2)]
+    return max(tops) if tops else None
+
+
+def _splits(play, structure, ctx, suit):
+    """All ways to cut the lead's structure from ``play``: a sorted tuple of tops per shape."""
+    multi = sorted((s for s in structure if s[0] >= 2), reverse=True)
+    layout = _suit_layout(suit, ctx)
+    out = set()
+
+    def rec(rest, i, tops):
+        if i == len(multi):
+            singles = tuple(sorted((int(ctx.order_indices[c]) for c in np.flatnonzero(rest)
+                                    for _ in range(int(rest[c]))), reverse=True))
+            key = {}
+            for shape, top in tops:
+                key.setdefault(shape, []).append(top)
+            out.add(tuple(sorted((s, tuple(sorted(t, reverse=True))) for s, t in key.items()))
+                    + (((1, 1), singles),))
+            return
+        k, length = multi[i]
+        for top, ids in _placements(rest, layout, k, length):
+            cut = rest.copy()
+            for c in ids:
+                cut[c] -= k
+            rec(cut, i + 1, tops + [((k, length), top)])
+
+    rec(np.asarray(play, dtype=np.int64), 0, [])
+    return out
+
+
+def _dominates(a, b) -> bool:
+    """Every unit of split ``a`` is strictly higher than its partner in ``b`` (same shapes)."""
+    for (sa, ta), (sb, tb) in zip(a, b):
+        if sa != sb or any(x <= y for x, y in zip(ta, tb)):
+            return False
+    return True
+
+
+def _beats_all_units(x, x_suit, best, best_suit, structure, ctx) -> bool:
+    """``throw_comparison = ALL_UNITS`` (§9.2): some split of ``x`` dominates every split of
+    the current winner (each side uses its own most favourable split)."""
+    theirs = _splits(best, structure, ctx, best_suit)
+    return any(all(_dominates(mine, t) for t in theirs)
+               for mine in _splits(x, structure, ctx, x_suit))
+
+
+def trick_winner(plays, ctx: TrumpContext, cfg) -> int:
+    """Index (0 = leader) of the play that wins the trick (§9.3).
+
+    ``plays``: the plays in playing order, each ``uint8[54]``. A follow wins only in the led
+    suit with the lead's structure and a strictly higher value; a ruff beats the led suit and
+    is beaten only by a strictly higher ruff; equal plays: the earlier wins.
+    """
+    plays = [_u8(p) for p in plays]
+    lead = plays[0]
+    suit = single_suit(lead, ctx)
+    units = decompose(lead, ctx)
+    structure = [u.shape for u in units]
+    all_units = cfg.throw_comparison == "ALL_UNITS" and len(units) > 1
+    winner, best, best_suit = 0, match_value(lead, structure, ctx, suit), suit
+    ruffed = False
+    for i, x in enumerate(plays[1:], start=1):
+        if int(x.sum()) != int(lead.sum()):
+            raise ValueError(f"play {i} has {int(x.sum())} cards; the lead has {int(lead.sum())}")
+        present = suits_present(x, ctx)
+        if present == {suit} and not ruffed:
+            val = match_value(x, structure, ctx, suit)
+            if val is None:
+                continue
+            better = (_beats_all_units(x, suit, plays[winner], best_suit, structure, ctx)
+                      if all_units else val > best)
+            if better:
+                winner, best = i, val
+        elif suit != TRUMP and present == {TRUMP}:
+            val = _ruff_value(x, lead, ctx, cfg)
+            if val is None:
+                continue
+            if not ruffed:
+                better = True
+            elif all_units and cfg.ruff_match == "EXACT":
+                better = _beats_all_units(x, TRUMP, plays[winner], TRUMP, structure, ctx)
+            else:
+                better = val > best
+            if better:
+                winner, best, best_suit, ruffed = i, val, TRUMP, True
+    return winner
+
+
+def trick_points(plays) -> int:
+    """Points in all cards of a trick (§3.5)."""
+    return sum(cards.points(p) for p in plays)
