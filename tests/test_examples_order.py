@@ -7,13 +7,21 @@ order tests of this file run without it.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
 from shengji_env import cards
 from shengji_env.cards import BJ, LJ
 from shengji_env.rules.config import Rules
-from shengji_env.rules.order import TRUMP, TrumpContext, canonical_order, effective_suit, order_index
+from shengji_env.rules.order import (
+    TRUMP,
+    TrumpContext,
+    canonical_order,
+    effective_suit,
+    order_index,
+)
 
 
 def cid(name: str) -> int:
@@ -42,7 +50,7 @@ def assert_high_to_low(ctx: TrumpContext, groups: list[list[str]], eff: int):
     idx = [{order_index(cid(c), ctx) for c in g} for g in groups]
     assert all(len(s) == 1 for s in idx), list(zip(groups, idx))
     flat = [s.pop() for s in idx]
-    assert all(a > b for a, b in zip(flat, flat[1:])), list(zip(groups, flat))
+    assert all(a > b for a, b in pairwise(flat)), list(zip(groups, flat))
 
 
 def trump_count(ctx: TrumpContext) -> int:

@@ -101,7 +101,8 @@ def test_TR_11():
 def test_TR_12():
     assert idx(L10S, "S:10", "S:J") == [13, 8]
     check("S:10 10 J J", L10S, False)
-    assert [(u.k, u.length) for u in decompose(cards.parse("S:10 10 J J"), L10S)] == [(2, 1), (2, 1)]
+    units = decompose(cards.parse("S:10 10 J J"), L10S)
+    assert [(u.k, u.length) for u in units] == [(2, 1), (2, 1)]
 
 
 def test_TR_13():

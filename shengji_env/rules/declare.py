@@ -82,7 +82,7 @@ class Declaration:
         """Proposed trump: the suit 0-3 for a level declaration, ``NT`` (4) for jokers."""
         return self.suit if self.kind == LEVEL else NT
 
-    def same_identity(self, other: "Declaration") -> bool:
+    def same_identity(self, other: Declaration) -> bool:
         """True iff both show the same card identity (reinforcement, §4.4 case 2)."""
         return (self.kind, self.suit) == (other.kind, other.suit)
 
@@ -151,8 +151,8 @@ def rejection(state: DeclareState, decl: Declaration, cfg: Rules) -> str | None:
                 return f"{decl}: a reinforcement must show more than the current {cur.k} cards"
             return None
         if not cfg.allow_self_overturn:  # §4.4 case 3: self-overturn
-            return f"{decl}: the current declarer may not overturn himself " \
-                   "(allow_self_overturn=False)"
+            return (f"{decl}: the current declarer may not overturn himself "
+                    "(allow_self_overturn=False)")
     if decl.strength <= cur.strength:  # §4.4 cases 3-4: strictly stronger only
         return f"{decl}: strength {decl.strength} does not beat the current {cur.strength}"
     return None

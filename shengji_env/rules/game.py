@@ -149,7 +149,9 @@ class Game:
         self.ctx = None
         self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
         self.played = np.zeros((4, NUM_CARDS), dtype=np.uint8)
-        self.revealed = np.zeros((4, NUM_CARDS), dtype=np.uint8)  # failed throws, still held
+        self.revealed = np.zeros((4, NUM_CARDS), dtype=np.uint8)  # failed throws, not played since
+        self.voids = np.zeros((4, 5), dtype=bool)  # seat showed void in an effective suit
+        self.picked_up = np.zeros(NUM_CARDS, dtype=np.uint8)  # the kitty the dealer took
         self.trick: dict[int, np.ndarray] = {}
         self.leader = None
         self.lead = None
@@ -247,6 +249,7 @@ class Game:
         self.dealer, self.trump = dealer, trump
         self.level = self.levels[dealer % 2]
         self.ctx = TrumpContext.from_rules(self.level, trump, self.cfg)
+        self.picked_up = self.kitty.copy()
         self.hands[dealer] += self.kitty
         self.kitty = np.zeros(NUM_CARDS, dtype=np.uint8)
         self.phase, self.to_act = Phase.BURY, dealer
@@ -365,13 +368,21 @@ class Game:
         leader = self.leader
         self.lead = lead.astype(np.uint8)
         self.hands[leader] -= self.lead
+        self._forget_revealed(leader, self.lead)
         self.trick = {leader: self.lead}
         self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
         self.candidates = []
         self.phase, self.to_act = Phase.PLAY, (leader + 1) % 4
 
+    def _forget_revealed(self, seat, play):
+        self.revealed[seat] = np.maximum(self.revealed[seat].astype(np.int16) - play, 0)
+
     def _commit(self, seat, play) -> np.ndarray:
+        suit = int(self.ctx.effective_suits[np.flatnonzero(self.lead)[0]])
+        if int(play[self.ctx.effective_suits == suit].sum()) < int(self.lead.sum()):
+            self.voids[seat, suit] = True  # §8.1: short in the led suit → now void in it
         self.hands[seat] -= play
+        self._forget_revealed(seat, play)
         self.trick[seat] = play.astype(np.uint8)
         self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
         if len(self.trick) < 4:

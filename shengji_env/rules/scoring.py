@@ -41,7 +41,8 @@ class LevelOutcome:
 
 def _check_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}={value!r} is not allowed; expected an int")
+        # DESIGN.md §3: bad input raises ValueError naming it
+        raise ValueError(f"{name}={value!r} is not allowed; expected an int")  # noqa: TRY004
     return int(value)
 
 

@@ -1,0 +1,193 @@
+"""Observation encoding: one flat ``float32[N]`` per decision, seats relative to the observer.
+
+Relative seat ``r`` = ``(seat - observer) % 4``: 0 = me, 1 = my next player, 2 = my partner,
+3 = the player before me. Card blocks are count vectors over the 54 identities (values 0..decks).
+Nothing hidden is encoded: other seats' hands appear only through what the table has seen
+(plays, declarations, failed throws, voids). Layout (2 decks, default rules; ``N = 1119``):
+
+============  ======  ====================================================================
+block         size    meaning
+============  ======  ====================================================================
+hand          54      my cards (including those in my current selection)
+selection     54      cards I have selected so far for the play / bury being built
+trick         4×54    cards played to the current trick, by relative seat
+trick_leader  4       one-hot relative seat that led the current trick (zeros: none yet)
+played        4×54    every card played in earlier and current tricks, by relative seat
+shown         4×54    level cards / jokers shown in declarations, by relative seat
+revealed      4×54    cards revealed by a failed throw and not played since, by relative seat
+kitty         54      the kitty: what the dealer picked up (bury) / buried (later); dealer only
+voids         4×5     known voids per relative seat in S, H, C, D, trump (failed to follow)
+level         13      one-hot level rank of this hand (2..A)
+trump         6       one-hot trump S, H, C, D, NT, or "not decided yet"
+dealer        5       one-hot relative seat of the dealer, or "not decided yet"
+declarer      5       one-hot relative seat of the current declaration, or none
+declaration   4       kind one-hot (level, LJ, BJ) + cards shown / decks
+scalars       6       attackers' points / (100·decks), tricks done / tricks per hand, lead size /
+                      hand size, cards dealt / cards to deal, I am the leader, I am on the
+                      dealer side (0 while undecided)
+phase         6       one-hot DECLARE, NAME, BURY, PLAY, CHOOSE, OVER
+team_levels   26      one-hot level of my team, then of the other team (match progress)
+candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
+============  ======  ====================================================================
+
+``layout(cfg)`` returns the offsets; ``decode(observation, cfg)`` gives an
+``ObservationView`` with the blocks by name, so agents never read offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..rules.game import MAX_CHOICES, Phase
+
+CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
+               "kitty": 1}
+
+
+def _blocks(cfg) -> list[tuple[str, int]]:
+    blocks = [("hand", 54), ("selection", 54), ("trick", 216), ("trick_leader", 4),
+              ("played", 216), ("shown", 216), ("revealed", 216), ("kitty", 54),
+              ("voids", 20), ("level", 13), ("trump", 6), ("dealer", 5), ("declarer", 5),
+              ("declaration", 4), ("scalars", 6), ("phase", 6), ("team_levels", 26)]
+    if cfg.failed_throw_choice == "NEXT_PLAYER":
+        blocks.append(("candidates", MAX_CHOICES * 54))
+    return blocks
+
+
+def layout(cfg) -> dict[str, slice]:
+    """Block name → slice into the observation vector, for ``cfg`` (a ``Rules``)."""
+    out, at = {}, 0
+    for name, size in _blocks(cfg):
+        out[name] = slice(at, at + size)
+        at += size
+    return out
+
+
+def size(cfg) -> int:
+    """N, the length of the observation vector under ``cfg``."""
+    return sum(s for _, s in _blocks(cfg))
+
+
+@dataclass
+class ObservationView:
+    """An observation by name. Card arrays are ``uint8`` counts; relative seats as above."""
+
+    hand: np.ndarray          # uint8[54]
+    selection: np.ndarray     # uint8[54]
+    trick: np.ndarray         # uint8[4, 54]
+    trick_leader: int         # relative seat, -1 if nobody has led yet
+    played: np.ndarray        # uint8[4, 54]
+    shown: np.ndarray         # uint8[4, 54]
+    revealed: np.ndarray      # uint8[4, 54]
+    kitty: np.ndarray         # uint8[54]
+    voids: np.ndarray         # bool[4, 5]
+    level: int                # rank index 0-12
+    trump: int                # 0-3 suit, 4 NT, -1 not decided
+    dealer: int               # relative seat, -1 not decided
+    declarer: int             # relative seat of the current declaration, -1 none
+    declaration_kind: int     # 0 level, 1 LJ, 2 BJ, -1 none
+    declaration_count: int    # cards shown in the current declaration
+    attacker_points: float    # attackers' points so far (raw points)
+    tricks_done: int
+    lead_size: int            # cards in the current lead (0 if none)
+    leading: bool             # I am leading the current trick
+    dealer_side: bool         # I am on the dealer side
+    phase: Phase
+    team_levels: tuple        # (my team, other team), rank indices
+    candidates: np.ndarray | None  # uint8[MAX_CHOICES, 54] or None
+
+
+def _onehot_index(v: np.ndarray) -> int:
+    hot = np.flatnonzero(v > 0.5)
+    return int(hot[0]) if hot.size else -1
+
+
+def decode(observation: np.ndarray, cfg) -> ObservationView:
+    """Read a ``float32[N]`` observation by name (see the module table)."""
+    obs = np.asarray(observation, dtype=np.float32)
+    if obs.shape != (size(cfg),):
+        raise ValueError(f"observation has shape {obs.shape}; expected ({size(cfg)},) for these rules")
+    at = layout(cfg)
+
+    def cards_(name, rows=None):
+        v = np.rint(obs[at[name]]).astype(np.uint8)
+        return v if rows is None else v.reshape(rows, 54)
+
+    sc = obs[at["scalars"]]
+    trump = _onehot_index(obs[at["trump"]])
+    dealer = _onehot_index(obs[at["dealer"]])
+    decl = obs[at["declaration"]]
+    hand_size = (54 * cfg.decks - cfg.kitty_size) // 4
+    return ObservationView(
+        hand=cards_("hand"), selection=cards_("selection"), trick=cards_("trick", 4),
+        trick_leader=_onehot_index(obs[at["trick_leader"]]), played=cards_("played", 4),
+        shown=cards_("shown", 4), revealed=cards_("revealed", 4), kitty=cards_("kitty"),
+        voids=obs[at["voids"]].reshape(4, 5) > 0.5, level=_onehot_index(obs[at["level"]]),
+        trump=-1 if trump in (-1, 5) else trump, dealer=-1 if dealer in (-1, 4) else dealer,
+        declarer=_onehot_index(obs[at["declarer"]][:4]),
+        declaration_kind=_onehot_index(decl[:3]),
+        declaration_count=int(round(float(decl[3]) * cfg.decks)),
+        attacker_points=float(sc[0]) * 100 * cfg.decks,
+        tricks_done=int(round(float(sc[1]) * hand_size)),
+        lead_size=int(round(float(sc[2]) * hand_size)), leading=bool(sc[4] > 0.5),
+        dealer_side=bool(sc[5] > 0.5), phase=Phase(_onehot_index(obs[at["phase"]])),
+        team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
+                     _onehot_index(obs[at["team_levels"]][13:])),
+        candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None)
+
+
+def observe_game(game, seat: int | None = None) -> np.ndarray:
+    """Scalar encoding of a reference ``rules.Game`` for ``seat`` (default: the seat to act).
+
+    The batched engine's ``observe`` must produce exactly this vector (tested), so this is also
+    the readable definition of every block.
+    """
+    cfg = game.cfg
+    seat = game.to_act if seat is None else seat
+    at = layout(cfg)
+    obs = np.zeros(size(cfg), dtype=np.float32)
+    rel = [(seat + r) % 4 for r in range(4)]  # relative seat r → absolute seat
+
+    def put_rows(name, rows):
+        obs[at[name]] = np.concatenate([rows[s] for s in rel]).astype(np.float32)
+
+    obs[at["hand"]] = game.hands[seat]
+    obs[at["selection"]] = game.selection if game.to_act == seat else 0
+    trick = np.zeros((4, 54), dtype=np.uint8)
+    for s, p in game.trick.items():
+        trick[s] = p
+    put_rows("trick", trick)
+    if game.trick:
+        obs[at["trick_leader"].start + (game.leader - seat) % 4] = 1
+    put_rows("played", game.played + trick)
+    put_rows("shown", game.shown)
+    put_rows("revealed", game.revealed)
+    if game.dealer == seat and game.phase >= Phase.BURY:
+        obs[at["kitty"]] = game.kitty if game.phase > Phase.BURY else game.picked_up
+    obs[at["voids"]] = game.voids[rel].reshape(-1)
+    obs[at["level"].start + game.level] = 1
+    obs[at["trump"].start + (5 if game.trump is None else game.trump)] = 1
+    obs[at["dealer"].start + (4 if game.dealer is None or game.phase < Phase.NAME
+                              else (game.dealer - seat) % 4)] = 1
+    cur = game.declare_state.current
+    obs[at["declarer"].start + (4 if cur is None else (cur.player - seat) % 4)] = 1
+    if cur is not None:
+        obs[at["declaration"].start + cur.kind] = 1
+        obs[at["declaration"].start + 3] = cur.k / cfg.decks
+    hand_size = cfg.hand_size
+    sc = at["scalars"].start
+    obs[sc + 0] = (game.captured + game.penalty) / (100 * cfg.decks)
+    obs[sc + 1] = game.tricks_done / hand_size
+    obs[sc + 2] = (0 if game.lead is None else int(game.lead.sum())) / hand_size
+    obs[sc + 3] = game.dealt / (4 * hand_size)
+    obs[sc + 4] = float(game.phase == Phase.PLAY and game.leader == seat and not game.trick)
+    obs[sc + 5] = float(game.phase >= Phase.BURY and game.dealer % 2 == seat % 2)
+    obs[at["phase"].start + int(game.phase)] = 1
+    obs[at["team_levels"].start + game.levels[seat % 2]] = 1
+    obs[at["team_levels"].start + 13 + game.levels[1 - seat % 2]] = 1
+    if "candidates" in at:
+        for i, c in enumerate(game.candidates):
+            obs[at["candidates"].start + 54 * i: at["candidates"].start + 54 * (i + 1)] = c
+    return obs
