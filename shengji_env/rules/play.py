@@ -414,6 +414,8 @@ def trick_winner(plays, ctx: TrumpContext, cfg) -> int:
     suit with the lead's structure and a strictly higher value; a ruff beats the led suit and
     is beaten only by a strictly higher ruff; equal plays: the earlier wins.
     """
+    if cfg.tuple_beats_chain:
+        raise NotImplementedError("tuple_beats_chain (4 decks, RULES.md §10.7) is not implemented")
     plays = [_u8(p) for p in plays]
     lead = plays[0]
     suit = single_suit(lead, ctx)
