@@ -47,12 +47,10 @@ def play_hand(seed: int, decks: int) -> Game:
     while not g.done:
         if g.phase == Phase.BURY and not announced_bury:
             announced_bury = True
-            # the kitty was just added to the dealer's hand; it is the last cards of the deck
-            kitty = cards.from_ids(g.deck[4 * g.hand_size:], decks)
             print(f"\nDealer {seat(g.dealer)}, trump {trump_name(g.trump)}, level "
                   f"{cards.RANKS[g.level]}; attackers are team {g.attackers} "
                   f"(seats {g.attackers} and {g.attackers + 2}).")
-            print(f"Dealer picks up the kitty: {cards.format(kitty)}")
+            print(f"Dealer picks up the kitty: {cards.format(g.picked_up)}")
         if g.phase == Phase.PLAY and not announced_play:
             announced_play = True
             print(f"Dealer buries:             {cards.format(g.kitty)} "

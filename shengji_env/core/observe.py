@@ -3,7 +3,7 @@
 Relative seat ``r`` = ``(seat - observer) % 4``: 0 = me, 1 = my next player, 2 = my partner,
 3 = the player before me. Card blocks are count vectors over the 54 identities (values 0..decks).
 Nothing hidden is encoded: other seats' hands appear only through what the table has seen
-(plays, declarations, failed throws, voids). Layout (2 decks, default rules; ``N = 1119``):
+(plays, declarations, failed throws, voids). Layout (2 decks, default rules; ``N = 1121``):
 
 ============  ======  ====================================================================
 block         size    meaning
@@ -24,7 +24,7 @@ declarer      5       one-hot relative seat of the current declaration, or none
 declaration   4       kind one-hot (level, LJ, BJ) + cards shown / decks
 scalars       6       attackers' points / (100·decks), tricks done / tricks per hand, lead size /
                       hand size, cards dealt / cards to deal, I am the leader, I am on the
-                      dealer side (0 while undecided)
+                      dealer side (0 while the dealer is undecided)
 phase         6       one-hot DECLARE, NAME, BURY, PLAY, CHOOSE, OVER
 team_levels   26      one-hot level of my team, then of the other team (match progress)
 candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
@@ -169,8 +169,7 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
     obs[at["voids"]] = game.voids[rel].reshape(-1)
     obs[at["level"].start + game.level] = 1
     obs[at["trump"].start + (5 if game.trump is None else game.trump)] = 1
-    obs[at["dealer"].start + (4 if game.dealer is None or game.phase < Phase.NAME
-                              else (game.dealer - seat) % 4)] = 1
+    obs[at["dealer"].start + (4 if game.dealer is None else (game.dealer - seat) % 4)] = 1
     cur = game.declare_state.current
     obs[at["declarer"].start + (4 if cur is None else (cur.player - seat) % 4)] = 1
     if cur is not None:
@@ -183,7 +182,7 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
     obs[sc + 2] = (0 if game.lead is None else int(game.lead.sum())) / hand_size
     obs[sc + 3] = game.dealt / (4 * hand_size)
     obs[sc + 4] = float(game.phase == Phase.PLAY and game.leader == seat and not game.trick)
-    obs[sc + 5] = float(game.phase >= Phase.BURY and game.dealer % 2 == seat % 2)
+    obs[sc + 5] = float(game.dealer is not None and game.dealer % 2 == seat % 2)
     obs[at["phase"].start + int(game.phase)] = 1
     obs[at["team_levels"].start + game.levels[seat % 2]] = 1
     obs[at["team_levels"].start + 13 + game.levels[1 - seat % 2]] = 1
@@ -191,3 +190,59 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
         for i, c in enumerate(game.candidates):
             obs[at["candidates"].start + 54 * i: at["candidates"].start + 54 * (i + 1)] = c
     return obs
+
+
+def observe_batch(eng, s, out=None) -> np.ndarray:
+    """``float32[B, N]`` — ``observe_game`` for every game of a ``BatchState`` at once."""
+    cfg = eng.cfg
+    B = s.num_games
+    if out is None:
+        out = np.zeros((B, size(cfg)), dtype=np.float32)
+    else:
+        out[:] = 0
+    at = layout(cfg)
+    ar = np.arange(B)
+    level, trump, dealer = (s.level.astype(np.int64), s.trump.astype(np.int64),
+                            s.dealer.astype(np.int64))
+    phase, leader = s.phase.astype(np.int64), s.leader.astype(np.int64)
+    decl_player, decl_kind = s.decl_player.astype(np.int64), s.decl_kind.astype(np.int64)
+    team_levels = s.team_levels.astype(np.int64)
+    seat = np.maximum(s.to_act, 0).astype(np.int64)
+    rel = (seat[:, None] + np.arange(4)) % 4  # relative seat r → absolute seat
+
+    def rows(name, arr):
+        out[:, at[name]] = arr[ar[:, None], rel].reshape(B, -1)
+
+    out[:, at["hand"]] = s.hands[ar, seat]
+    out[:, at["selection"]] = s.selection
+    rows("trick", s.trick)
+    started = s.in_trick > 0
+    out[ar[started], at["trick_leader"].start + (leader[started] - seat[started]) % 4] = 1
+    rows("played", s.played + s.trick)
+    rows("shown", s.shown)
+    rows("revealed", s.revealed)
+    mine = (dealer == seat) & (s.phase >= Phase.BURY)
+    out[mine, at["kitty"]] = np.where((s.phase[mine] > Phase.BURY)[:, None], s.kitty[mine],
+                                      s.picked_up[mine])
+    out[:, at["voids"]] = s.voids[ar[:, None], rel].reshape(B, -1)
+    out[ar, at["level"].start + level] = 1
+    out[ar, at["trump"].start + np.where(trump < 0, 5, trump)] = 1
+    out[ar, at["dealer"].start + np.where(dealer < 0, 4, (dealer - seat) % 4)] = 1
+    has = s.decl_player >= 0
+    out[ar, at["declarer"].start + np.where(has, (decl_player - seat) % 4, 4)] = 1
+    out[ar[has], at["declaration"].start + decl_kind[has]] = 1
+    out[:, at["declaration"].start + 3] = np.where(has, s.decl_k / cfg.decks, 0)
+    h = cfg.hand_size
+    sc = at["scalars"].start
+    out[:, sc] = (s.captured + s.penalty) / (100 * cfg.decks)
+    out[:, sc + 1] = s.tricks_done / h
+    out[:, sc + 2] = s.lead_n / h
+    out[:, sc + 3] = s.dealt / (4 * h)
+    out[:, sc + 4] = (s.phase == Phase.PLAY) & (leader == seat) & (s.in_trick == 0)
+    out[:, sc + 5] = (dealer >= 0) & (dealer % 2 == seat % 2)
+    out[ar, at["phase"].start + phase] = 1
+    out[ar, at["team_levels"].start + team_levels[ar, seat % 2]] = 1
+    out[ar, at["team_levels"].start + 13 + team_levels[ar, 1 - seat % 2]] = 1
+    if "candidates" in at:
+        out[:, at["candidates"]] = s.candidates.reshape(B, -1)
+    return out

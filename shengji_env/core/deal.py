@@ -1,0 +1,158 @@
+"""The DECLARE phase over many games at once: dealing, declarations, the closing window.
+
+Decision points exactly as ``rules.game`` (RULES.md §4.2-4.4): after each card its receiver is
+asked only if a declaration would be accepted; then the closing window. Functions take the
+engine, the ``BatchState`` and ``G``, an ``int64[g]`` array of game indices to work on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules.game import DECLARE_BASE, Phase
+
+WINDOW = 8  # cards scanned per pass when looking for the next decision in the deal
+_COLS = np.arange(4)
+
+
+def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
+    """``bool[g, ..., D]`` — DECLARE actions acceptable for ``seat`` holding ``counts``.
+
+    ``counts``: ``int8[g, ..., 6]`` level cards per suit, LJ, BJ; ``seat``: ``int[g, ...]``;
+    the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
+    """
+    T, cfg = eng.tables, eng.cfg
+    extra = (1,) * (counts.ndim - 2) + (1,)
+    dp = s.decl_player[G].reshape((-1,) + extra)
+    dk = s.decl_kind[G].reshape((-1,) + extra)
+    ds = s.decl_suit[G].reshape((-1,) + extra)
+    dK = s.decl_k[G].reshape((-1,) + extra)
+    k, kind, suit = T.decl_k, T.decl_kind, T.decl_suit
+    holds = np.take(counts, T.decl_col, axis=-1) >= k
+    stronger = (k > dK) | ((k == dK) & (kind > dk))  # (k, kind) lexicographic; none: dK = 0
+    same_p = seat[..., None] == dp
+    same_id = (kind == dk) & ((kind != 0) | (suit == ds))
+    ok = (~same_p & stronger) | (same_p & ~same_id & stronger & cfg.allow_self_overturn)
+    ok |= same_p & same_id & (k > dK) & cfg.allow_reinforce
+    ok &= holds
+    if not cfg.allow_no_trump_declaration:
+        ok &= kind == 0
+    return ok
+
+
+def held_counts(s, G, seats) -> np.ndarray:
+    """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by ``seats`` of games G."""
+    hand = s.hands[G, seats]
+    level_cards = _COLS[None, :] * 13 + s.level[G][:, None]
+    out = np.empty((G.size, 6), dtype=np.int8)
+    out[:, :4] = np.take_along_axis(hand, level_cards, axis=1)
+    out[:, 4] = hand[:, 52]
+    out[:, 5] = hand[:, 53]
+    return out
+
+
+def prepare_counts(eng, s, G):
+    """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
+    h = eng.cfg.hand_size
+    deck = s.deck[G, :4 * h].astype(np.int64)
+    col = np.full(deck.shape, -1, dtype=np.int64)
+    is_level = (deck < 52) & (deck % 13 == s.level[G][:, None])
+    col[is_level] = (deck // 13)[is_level]
+    col[deck == 52] = 4
+    col[deck == 53] = 5
+    onehot = (col[..., None] == np.arange(6)).astype(np.int8)  # (g, 4h, 6)
+    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1).reshape(G.size, 4 * h, 6)
+
+
+def _deal_to(s, G, start, stop):
+    """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands."""
+    for t in range(int((stop - start).max(initial=0))):
+        m = start + t < stop
+        g, j = G[m], (start + t)[m]
+        s.hands[g, (s.first_drawer[g] + j) % 4, s.deck[g, j]] += 1
+
+
+def advance_deal(eng, s, G, ask=True):
+    """Deal until someone may declare (he is asked) or the deal is over (window opens)."""
+    total = 4 * eng.cfg.hand_size
+    while G.size:
+        d0 = s.dealt[G].astype(np.int64)
+        js = d0[:, None] + np.arange(WINDOW)
+        valid = js < total
+        jc = np.minimum(js, total - 1)
+        seats = (s.first_drawer[G][:, None] + jc) % 4
+        if ask:
+            counts = s.deal_counts[G[:, None], jc]
+            ok = declare_mask(eng, counts, seats, s, G).any(-1) & valid
+        else:
+            ok = np.zeros(js.shape, dtype=bool)
+        found = ok.any(1)
+        first = ok.argmax(1)
+        stop = np.where(found, d0 + first + 1, np.minimum(d0 + WINDOW, total))
+        _deal_to(s, G, d0, stop)
+        s.dealt[G] = stop
+        asked = G[found]
+        s.to_act[asked] = seats[found, first[found]]
+        over = G[~found & (stop == total)]
+        if over.size:
+            s.kitty[over] = 0
+            for j in range(total, s.deck.shape[1]):
+                np.add.at(s.kitty, (over, s.deck[over, j]), 1)
+            if eng.cfg.declaration_mode == "FIXED":
+                for g in over:
+                    eng.finish_declaring(s, int(g))
+                over = over[:0]
+            post = eng.post_deal_mode(s, over)
+            s.window_seat[over] = np.where(post, (s.dealer[over] + 2) % 4, s.first_drawer[over])
+            s.window_passes[over] = 0
+            advance_window(eng, s, over)
+        G = G[~found & (stop < total)]
+
+
+def advance_window(eng, s, G):
+    """Closing window (§4.2): ask the next seat with a legal declaration; 4 passes close it."""
+    for _ in range(5):
+        if not G.size:
+            return
+        closed = s.window_passes[G] >= 4
+        for g in G[closed]:
+            eng.finish_declaring(s, int(g))
+        G = G[~closed]
+        seats = s.window_seat[G].astype(np.int64)
+        ok = declare_mask(eng, held_counts(s, G, seats), seats, s, G).any(-1)
+        s.to_act[G[ok]] = seats[ok]
+        G = G[~ok]
+        s.window_seat[G] = (seats[~ok] + 1) % 4
+        s.window_passes[G] += 1
+
+
+def step_declare(eng, s, G, actions):
+    """Apply PASS / DECLARE for games G (phase DECLARE)."""
+    T = eng.tables
+    seats = s.to_act[G].astype(np.int64)
+    dec = actions != 54
+    D, ds = G[dec], seats[dec]
+    a = actions[dec] - DECLARE_BASE
+    kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
+    s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
+    s.first_declarer[D] = np.where(s.first_declarer[D] < 0, ds, s.first_declarer[D])
+    card = np.where(kind == 0, suit.astype(np.int64) * 13 + s.level[D], 51 + kind)
+    s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
+    dealing = s.window_seat[G] < 0
+    advance_deal(eng, s, G[dealing])
+    W = G[~dealing]
+    s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
+    s.window_seat[W] = (seats[~dealing] + 1) % 4
+    advance_window(eng, s, W)
+
+
+def mask_declare(eng, s, G, out):
+    """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
+    seats = s.to_act[G].astype(np.int64)
+    out[:, 54] = True
+    D = eng.tables.decl_k.size
+    out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, seats), seats, s, G)
+
+
+__all__ = ["advance_deal", "advance_window", "step_declare", "mask_declare", "prepare_counts",
+           "Phase"]

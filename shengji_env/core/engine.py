@@ -1,0 +1,322 @@
+"""``Engine``: B games of Shengji stepped in lockstep (DESIGN.md §5).
+
+    eng = Engine(Rules(), num_games=1024, seed=0)
+    state = eng.reset()
+    mask = eng.legal_mask(state)                      # bool[B, A]
+    obs = eng.observe(state)                          # float32[B, N], for state.to_act
+    state, rewards, done = eng.step(state, actions)   # actions int[B]; rewards float32[B, 4]
+
+Game ``i`` uses the random stream ``numpy.random.default_rng(seed + i)`` exactly as
+``rules.Game(cfg, seed + i)`` does, so the same seed gives the same game at any batch position,
+in any process. Decision points, masks and outcomes equal the reference game's (tested).
+
+``step`` updates ``state`` in place and returns it. Finished games ignore their action (a
+documented no-op) until ``reset_games`` starts them again. Illegal actions, or an action array
+of the wrong shape or dtype, raise ``ValueError`` before anything changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import declare, scoring
+from ..rules.config import Rules
+from ..rules.game import DECLARE_BASE, PASS, Phase, action_layout, check_supported, new_deck
+from ..rules.order import NT
+from . import deal, observe, trick
+from .state import LOG_LEN, BatchState
+from .tables import Tables, context_id
+
+
+class Engine:
+    """Batched Shengji engine.
+
+    ``episode``: ``"hand"`` (one hand per episode) or ``"match"`` (hands until a team passes A);
+    ``reward``: ``"levels"``, ``"points"`` or ``"win"``; ``levels``: the teams' starting levels
+    (``(0, 0)`` = both at 2) or ``"random"``; ``dealer``: ``None`` (first hand: the dealer is
+    chosen by declaring), a seat, or ``"random"`` (random levels need a dealer: then it is
+    random too); ``auto_forced``: apply decisions that have exactly one legal action inside
+    ``step`` (they are still logged).
+    """
+
+    def __init__(self, rules: Rules | None = None, num_games: int = 1, seed: int = 0, *,
+                 episode: str = "hand", reward: str = "levels", levels=(0, 0), dealer=None,
+                 auto_forced: bool = False):
+        self.cfg = cfg = rules if rules is not None else Rules()
+        if not isinstance(cfg, Rules):
+            raise TypeError(f"rules must be a shengji_env.Rules, got {type(cfg).__name__}")
+        check_supported(cfg)
+        if not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games={num_games!r}; expected a positive int")
+        if episode not in ("hand", "match"):
+            raise ValueError(f"episode={episode!r}; expected 'hand' or 'match'")
+        if reward not in ("levels", "points", "win"):
+            raise ValueError(f"reward={reward!r}; expected 'levels', 'points' or 'win'")
+        if levels == "random":
+            dealer = "random" if dealer is None else dealer
+        elif len(levels) != 2 or not all(0 <= int(x) <= 12 for x in levels):
+            raise ValueError(f"levels={levels!r}; expected two rank indices 0-12 or 'random'")
+        elif dealer is None and levels[0] != levels[1]:
+            raise ValueError("a first hand (dealer=None) needs both teams at the same level")
+        if not (dealer is None or dealer == "random" or dealer in (0, 1, 2, 3)):
+            raise ValueError(f"dealer={dealer!r}; expected None, a seat 0-3 or 'random'")
+        self.num_games, self.seed = int(num_games), int(seed)
+        self.episode, self.reward, self.levels, self.dealer = episode, reward, levels, dealer
+        self.auto_forced = bool(auto_forced)
+        self.tables = Tables(cfg)
+        self.layout = action_layout(cfg)
+        self.num_actions = self.layout.size
+        self.obs_size = observe.size(cfg)
+        self.rngs: list[np.random.Generator] = []
+        self.history: list[list] = []
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, seeds=None) -> BatchState:
+        """New state with every game at the start of an episode; ``seeds``: ``int[B]`` per-game
+        seeds (default ``seed + arange(B)``)."""
+        B = self.num_games
+        seeds = self.seed + np.arange(B) if seeds is None else np.asarray(seeds)
+        if seeds.shape != (B,):
+            raise ValueError(f"seeds must have shape ({B},), got {seeds.shape}")
+        self.rngs = [np.random.default_rng(int(x)) for x in seeds]
+        self.setup_rngs = [np.random.default_rng([int(x), 1]) for x in seeds]
+        self.history = [[] for _ in range(B)]
+        s = BatchState.zeros(B, self.cfg)
+        self.reset_games(s, np.arange(B))
+        return s
+
+    def reset_games(self, s: BatchState, games) -> None:
+        """Start a new episode for ``games`` (their random streams continue)."""
+        G = np.asarray(games, dtype=np.int64).reshape(-1)
+        if not G.size:
+            return
+        dealers, drawers = [], []
+        for g in G:
+            if self.levels == "random":
+                s.team_levels[g] = self.setup_rngs[g].integers(13, size=2)
+            else:
+                s.team_levels[g] = self.levels
+            dealer = self.dealer
+            if dealer == "random":
+                dealer = int(self.setup_rngs[g].integers(4))
+            first = (int(self.rngs[g].integers(4)) if self.cfg.initial_first_drawer == "RANDOM"
+                     else self.cfg.initial_first_drawer)
+            dealers.append(-1 if dealer is None else dealer)
+            drawers.append(first if dealer is None else dealer)
+            self.history[g] = []
+            s.log_len[g] = 0
+        s.done[G] = False
+        s.winner_team[G] = -1
+        s.__dict__.pop("_mask", None)
+        self.start_hands(s, G, np.array(dealers), np.array(drawers))
+
+    def start_hands(self, s, G, dealers, drawers):
+        """Shuffle and begin dealing new hands (dealer -1: first hand)."""
+        cfg = self.cfg
+        for g in G:
+            s.deck[g] = new_deck(self.rngs[g], cfg.decks)
+        s.dealer[G], s.first_drawer[G] = dealers, drawers
+        s.first_hand[G] = dealers < 0
+        s.level[G] = s.team_levels[G, np.where(dealers < 0, 0, dealers % 2)]
+        for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
+                     "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
+                     "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
+                     "window_passes"):
+            getattr(s, name)[G] = 0
+        for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
+                     "window_seat"):
+            getattr(s, name)[G] = -1
+        s.decl_k[G] = 0
+        s.lead_tractor[G] = False
+        s.phase[G] = Phase.DECLARE
+        deal.prepare_counts(self, s, G)
+        quiet = self.post_deal_mode(s, G) | (cfg.declaration_mode == "FIXED")
+        deal.advance_deal(self, s, G[~quiet], ask=True)
+        deal.advance_deal(self, s, G[quiet], ask=False)
+
+    def post_deal_mode(self, s, G) -> np.ndarray:
+        """``bool[g]`` — declarations wait for the end of the deal (§4.7, later hands)."""
+        return (self.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST") & ~s.first_hand[G]
+
+    def finish_declaring(self, s, g: int):
+        """The window closed: fix dealer and trump (§4.4-4.6) exactly as ``rules.Game``."""
+        cfg, first = self.cfg, bool(s.first_hand[g])
+        if cfg.declaration_mode == "FIXED":
+            trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
+            return self.begin_bury(s, g, int(s.first_drawer[g]) if first else int(s.dealer[g]), trump)
+        if s.decl_player[g] >= 0:
+            kind, suit = int(s.decl_kind[g]), int(s.decl_suit[g])
+            trump = suit if kind == declare.LEVEL else NT
+            if first:
+                dealer = (int(s.first_declarer[g]) if cfg.first_hand_dealer == "FIRST_DECLARER"
+                          else int(s.decl_player[g]))
+            else:
+                dealer = int(s.dealer[g])
+            return self.begin_bury(s, g, dealer, trump)
+        fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
+        if fallback == "REDEAL":
+            self._spill_log(s, g)
+            self.history[g].append((-1, -1))
+            G = np.array([g])
+            return self.start_hands(s, G, s.dealer[G].copy(), s.first_drawer[G].copy())
+        if self.post_deal_mode(s, np.array([g]))[0]:
+            s.phase[g], s.to_act[g] = Phase.NAME, (s.dealer[g] + 2) % 4
+            return
+        dealer = int(s.first_drawer[g]) if first else int(s.dealer[g])
+        if fallback.endswith("FLIP_KITTY"):
+            h = cfg.hand_size
+            trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
+        else:
+            trump = NT
+        self.begin_bury(s, g, dealer, trump)
+
+    def begin_bury(self, s, g: int, dealer: int, trump: int):
+        s.dealer[g], s.trump[g] = dealer, trump
+        s.level[g] = s.team_levels[g, dealer % 2]
+        s.ctx[g] = context_id(int(s.level[g]), trump)
+        s.eff[g] = self.tables.eff[s.ctx[g]]
+        s.idx[g] = self.tables.idx[s.ctx[g]]
+        s.picked_up[g] = s.kitty[g]
+        s.hands[g, dealer] += s.kitty[g]
+        s.kitty[g] = 0
+        s.phase[g], s.to_act[g] = Phase.BURY, dealer
+        if self.cfg.kitty_size == 0:
+            trick.begin_play(s, np.array([g]))
+
+    def end_hand(self, s, g: int, winner: int, plays, rewards):
+        """Score a finished hand (§10), write rewards, then end the episode or deal the next."""
+        cfg = self.cfg
+        dealer = int(s.dealer[g])
+        dug = winner % 2 != dealer % 2
+        if dug:
+            ctx = self.tables.context(int(s.level[g]), int(s.trump[g]))
+            basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
+                plays[(winner - int(s.leader[g])) % 4]
+            s.kitty_bonus[g] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
+        points = int(s.captured[g]) + int(s.kitty_bonus[g]) + int(s.penalty[g])
+        s.attacker_points[g] = points
+        outcome = scoring.level_outcome(points, cfg)
+        levels, winner_team = scoring.apply_level_change(
+            (int(s.team_levels[g, 0]), int(s.team_levels[g, 1])), dealer % 2, outcome, cfg,
+            attackers_won_last_trick=dug)
+        s.team_levels[g] = levels
+        s.next_dealer[g] = nxt = scoring.next_dealer(dealer, outcome, cfg)
+        over = winner_team is not None
+        if self.reward == "win":
+            if self.episode == "hand":
+                rewards[g] += scoring.hand_rewards(outcome, dealer, reward="win")
+            elif over:
+                rewards[g] += np.where(np.arange(4) % 2 == winner_team, 1.0, -1.0)
+        else:
+            rewards[g] += scoring.hand_rewards(outcome, dealer, reward=self.reward,
+                                               attacker_points=points, cfg=cfg)
+        s.winner_team[g] = -1 if winner_team is None else winner_team
+        s.outcome[g] = (outcome.dealer_side_gain, outcome.attackers_take_over,
+                        outcome.attackers_gain)
+        if self.episode == "match" and not over:
+            self._spill_log(s, g)
+            G = np.array([g])
+            self.start_hands(s, G, np.array([nxt]), np.array([nxt]))
+        else:
+            s.phase[g], s.to_act[g], s.done[g] = Phase.OVER, -1, True
+
+    def _spill_log(self, s, g):
+        n = int(s.log_len[g])
+        self.history[g].extend((int(c) >> 8, int(c) & 255) for c in s.log[g, :n])
+        s.log_len[g] = 0
+
+    def game_log(self, s, g: int) -> list[tuple[int, int]]:
+        """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
+        n = int(s.log_len[g])
+        return self.history[g] + [(int(c) >> 8, int(c) & 255) for c in s.log[g, :n]]
+
+    # ------------------------------------------------------------------ masks
+    def legal_mask(self, s: BatchState) -> np.ndarray:
+        """``bool[B, A]`` — the legal actions of each game's seat to act (all False if over)."""
+        cached = s.__dict__.get("_mask")
+        if cached is not None:
+            return cached
+        mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
+        for phase, fill in ((Phase.DECLARE, deal.mask_declare), (Phase.BURY, trick.mask_bury),
+                            (Phase.PLAY, trick.mask_play), (Phase.NAME, self._mask_name),
+                            (Phase.CHOOSE, self._mask_choose)):
+            G = np.flatnonzero(s.phase == phase)
+            if G.size:
+                out = np.zeros((G.size, self.num_actions), dtype=bool)
+                fill(self, s, G, out)
+                mask[G] = out
+        s.__dict__["_mask"] = mask
+        return mask
+
+    def _mask_name(self, eng, s, G, out):
+        base = self.layout.name_base
+        out[:, base:base + 4] = True
+        out[:, base + 4] = self.cfg.allow_no_trump_declaration
+
+    def _mask_choose(self, eng, s, G, out):
+        base = self.layout.choose_base
+        out[:, base:base + 5] = np.arange(5) < s.n_candidates[G][:, None]
+
+    def observe(self, s: BatchState, out=None) -> np.ndarray:
+        """``float32[B, N]`` — each game's observation for its seat to act (module observe)."""
+        return observe.observe_batch(self, s, out)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, s: BatchState, actions):
+        """Apply one action per game; returns ``(state, rewards float32[B, 4], done bool[B])``."""
+        actions = self._check_actions(s, actions)
+        rewards = np.zeros((s.num_games, 4), dtype=np.float32)
+        live = np.flatnonzero(~s.done)
+        self._apply(s, live, actions[live], rewards)
+        while self.auto_forced:
+            mask = self.legal_mask(s)
+            forced = np.flatnonzero((mask.sum(1) == 1) & ~s.done)
+            if not forced.size:
+                break
+            self._apply(s, forced, mask[forced].argmax(1), rewards)
+        return s, rewards, s.done
+
+    def _check_actions(self, s, actions) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (s.num_games,):
+            raise ValueError(f"actions must have shape ({s.num_games},), got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        a = a.astype(np.int64)
+        mask = self.legal_mask(s)
+        live = ~s.done
+        inside = (a >= 0) & (a < self.num_actions)
+        legal = inside & mask[np.arange(a.size), np.clip(a, 0, self.num_actions - 1)]
+        bad = np.flatnonzero(live & ~legal)
+        if bad.size:
+            g = int(bad[0])
+            raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {int(s.to_act[g])}, "
+                             f"phase {Phase(int(s.phase[g])).name}); legal: "
+                             f"{np.flatnonzero(mask[g]).tolist()}")
+        return a
+
+    def _apply(self, s, G, actions, rewards):
+        s.__dict__.pop("_mask", None)
+        n = s.log_len[G].astype(np.int64)
+        full = n >= LOG_LEN
+        for g in G[full]:
+            self._spill_log(s, int(g))
+        n = s.log_len[G].astype(np.int64)
+        s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
+        s.log_len[G] += 1
+        phase = s.phase[G].copy()
+        for ph, fn in ((Phase.DECLARE, deal.step_declare), (Phase.BURY, trick.step_bury),
+                       (Phase.NAME, self._step_name), (Phase.CHOOSE, trick.step_choose)):
+            m = phase == ph
+            if m.any():
+                fn(self, s, G[m], actions[m])
+        m = phase == Phase.PLAY
+        if m.any():
+            trick.step_play(self, s, G[m], actions[m], rewards)
+
+    def _step_name(self, eng, s, G, actions):
+        for g, a in zip(G, actions):
+            self.begin_bury(s, int(g), int(s.dealer[g]), int(a) - self.layout.name_base)
+
+
+__all__ = ["Engine", "BatchState", "PASS", "DECLARE_BASE"]

@@ -1,0 +1,332 @@
+"""The BURY and PLAY phases over many games at once: masks, leads, throws, follows, tricks.
+
+The common path is array code over count vectors. Leads that hold a tractor (rare: a few per
+cent of tricks) and ``throw_comparison="ALL_UNITS"`` throws fall back to the scalar rules for
+just those games. Functions take the engine, the ``BatchState`` and ``G`` (game indices).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cards
+from ..rules import play as rules_play
+from ..rules.game import END, Phase
+
+TRUMP = 4
+_BIG = 1 << 12
+
+
+def _pair_bits(counts, idx):
+    """``int64[g]`` — bit ``i`` set iff some identity at position ``i`` is held twice."""
+    bits = np.where(counts >= 2, np.left_shift(np.int64(1), idx.astype(np.int64)), 0)
+    return np.bitwise_or.reduce(bits, axis=1)
+
+
+def _has_tractor(counts, idx):
+    """A tractor can be cut from ``counts`` (2 decks): two pairs at adjacent positions."""
+    b = _pair_bits(counts, idx)
+    return (b & (b >> 1)) != 0
+
+
+# ------------------------------------------------------------------------------ bury §5
+
+def mask_bury(eng, s, G, out):
+    dealer = s.dealer[G].astype(np.int64)
+    left = s.hands[G, dealer].astype(np.int16) - s.selection[G]
+    free = left > 0
+    if not eng.cfg.kitty_point_cards_allowed:
+        plain = cards.POINTS == 0
+        need = eng.cfg.kitty_size - s.selection[G].sum(1, dtype=np.int16)
+        enough = (left * plain).sum(1) >= need
+        free = np.where(enough[:, None], free & plain, free)
+    out[:, :54] = free
+
+
+def step_bury(eng, s, G, actions):
+    s.selection[G, actions] += 1
+    full = s.selection[G].sum(1, dtype=np.int16) == eng.cfg.kitty_size
+    F = G[full]
+    dealer = s.dealer[F].astype(np.int64)
+    s.hands[F, dealer] -= s.selection[F]
+    s.kitty[F] = s.selection[F]
+    s.selection[F] = 0
+    begin_play(s, F)
+
+
+def begin_play(s, G):
+    s.phase[G] = Phase.PLAY
+    s.leader[G] = s.dealer[G]
+    s.to_act[G] = s.dealer[G]
+
+
+# ------------------------------------------------------------------------------ masks §7-8
+
+def mask_play(eng, s, G, out):
+    seats = s.to_act[G].astype(np.int64)
+    hand = s.hands[G, seats]
+    sel = s.selection[G]
+    free = hand > sel
+    eff = s.eff[G]
+    n_sel = sel.sum(1, dtype=np.int16)
+    leading = s.lead_n[G] == 0
+    # leader: any held card of the selection's effective suit; END once something is selected
+    sel_suit = eff[np.arange(G.size), (sel > 0).argmax(1)]
+    lead_ok = free & ((n_sel == 0)[:, None] | (eff == sel_suit[:, None]))
+    out[:, END] = leading & (n_sel > 0)
+    # follower, §8.1: must play H_E (all of it when short), structure obligation §8.2
+    n = s.lead_n[G].astype(np.int16)
+    in_e = eff == s.lead_suit[G][:, None]
+    held_e = np.where(in_e, hand, 0)
+    have = held_e.sum(1, dtype=np.int16)
+    others_left = n - have - np.where(in_e, 0, sel).sum(1, dtype=np.int16)
+    short = free & (in_e | (others_left > 0)[:, None])
+    follow = np.where((have == 0)[:, None], free, short)
+    full = have >= n
+    if eng.cfg.decks == 1:
+        follow = np.where(full[:, None], free & in_e, follow)
+    else:
+        follow = np.where(full[:, None], free & in_e & _pairs_ok(held_e, sel, n, n_sel,
+                                                                s.lead_pairs[G]), follow)
+    out[:, :54] = np.where(leading[:, None], lead_ok, follow)
+    rare = np.flatnonzero(~leading & full & s.lead_tractor[G]) if eng.cfg.decks > 1 else []
+    for i in rare:
+        g = int(G[i])
+        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        out[i, :54] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i], ctx,
+                                                  eng.cfg)
+
+
+def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
+    """Closed form of §8.2 without tractors: card c may be added iff the cheapest way to reach
+    the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
+    (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``)."""
+    pair_id = held_e >= 2
+    need_total = np.minimum(pair_id.sum(1), lead_pairs).astype(np.int16)
+    f = (pair_id & (sel >= 2)).sum(1, dtype=np.int16)
+    h = (pair_id & (sel == 1)).sum(1, dtype=np.int16)
+
+    def fits(f_, h_):
+        need = np.maximum(need_total - f_, 0)
+        half = np.minimum(h_, need)
+        return n_sel + 1 + half + 2 * (need - half) <= n
+
+    start_pair = fits(f, h + 1)     # first copy of an untouched pair
+    finish_pair = fits(f + 1, h - 1)  # second copy of a half-selected pair
+    plain = fits(f, h)              # a card that is not part of any pair
+    return np.where(pair_id & (sel == 0), start_pair[:, None],
+                    np.where(pair_id & (sel == 1), finish_pair[:, None], plain[:, None]))
+
+
+# ------------------------------------------------------------------------------ steps
+
+def step_play(eng, s, G, actions, rewards):
+    is_end = actions == END
+    L = G[is_end]
+    C, ca = G[~is_end], actions[~is_end]
+    s.selection[C, ca] += 1
+    following = s.lead_n[C] > 0
+    F = C[following]
+    done = s.selection[F].sum(1, dtype=np.int16) == s.lead_n[F]
+    commit_follows(eng, s, F[done], rewards)
+    if L.size:
+        commit_leads(eng, s, L)
+
+
+def commit_leads(eng, s, G):
+    """END: the selection is the lead; throws are validated (§7.3-7.4)."""
+    cfg = eng.cfg
+    sel = s.selection[G]
+    idx, eff = s.idx[G], s.eff[G]
+    ar = np.arange(G.size)
+    n = sel.sum(1, dtype=np.int16)
+    suit = eff[ar, (sel > 0).argmax(1)]
+    pair = sel >= 2
+    single = sel == 1
+    pbits = _pair_bits(sel, idx)
+    n_pair_ids = pair.sum(1)
+    n_single = single.sum(1)
+    contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
+    simple = (n == 1) | ((n_single == 0) & (np.bitwise_count(pbits) == n_pair_ids) & contiguous)
+    tractorish = (pbits & (pbits >> 1)) != 0
+    lead = sel.copy()
+    chooser = np.zeros(G.size, dtype=bool)
+    # --- throws without tractors: units are pairs and singles
+    V = np.flatnonzero(~simple & ~tractorish)
+    if V.size:
+        gv = G[V]
+        leader = s.leader[gv].astype(np.int64)
+        others = (leader[:, None] + np.arange(1, 4)) % 4
+        oth = s.hands[gv[:, None], others]  # (v, 3, 54)
+        in_e = (eff[V] == suit[V][:, None])[:, None, :]
+        iv = idx[V].astype(np.int16)[:, None, :]
+        best_single = np.where((oth > 0) & in_e, iv, -1).max((1, 2))
+        best_pair = np.where((oth >= 2) & in_e, iv, -1).max((1, 2))
+        key = idx[V].astype(np.int32) * 64 + np.arange(54)
+        low_single = np.where(single[V], key, _BIG * 64).min(1)
+        low_pair = np.where(pair[V], key, _BIG * 64).min(1)
+        fail_s = (n_single[V] > 0) & (best_single > low_single // 64)
+        fail_p = (n_pair_ids[V] > 0) & (best_pair > low_pair // 64)
+        both = fail_s & fail_p
+        if cfg.failed_throw_choice == "NEXT_PLAYER":
+            pick_single = fail_s & ~fail_p
+            chooser[V] = both
+        elif cfg.failed_throw_choice == "AUTO_LOWEST_RANK":  # ties: fewer cards (the single)
+            pick_single = fail_s & (~fail_p | (low_single // 64 <= low_pair // 64))
+        else:  # AUTO_FEWEST_CARDS
+            pick_single = fail_s
+        failed = fail_s | fail_p
+        forced = np.zeros((V.size, 54), dtype=np.uint8)
+        forced[np.arange(V.size), low_single % 64] = np.where(pick_single, 1, 0)
+        pick_pair = failed & ~pick_single
+        forced[np.arange(V.size), np.where(pick_pair, low_pair % 64, 0)] += np.where(pick_pair, 2, 0).astype(np.uint8)
+        for i in np.flatnonzero(both & chooser[V]):
+            g = gv[i]
+            s.candidates[g] = 0
+            s.candidates[g, 0, low_pair[i] % 64] = 2
+            s.candidates[g, 1, low_single[i] % 64] = 1
+            s.n_candidates[g] = 2
+        lead[V] = np.where(failed[:, None] & ~chooser[V][:, None], forced, lead[V])
+        _fail_bookkeeping(eng, s, gv[failed], sel[V][failed],
+                          np.where(chooser[V], n[V] - 2, n[V] - lead[V].sum(1, dtype=np.int16))[failed])
+    # --- throws holding a tractor: the scalar rules
+    for i in np.flatnonzero(~simple & tractorish):
+        g = int(G[i])
+        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        leader = int(s.leader[g])
+        others = [s.hands[g, (leader + k) % 4] for k in (1, 2, 3)]
+        res = rules_play.validate_throw(sel[i], others, ctx, cfg)
+        if res.ok:
+            continue
+        if res.forced is None:
+            chooser[i] = True
+            s.candidates[g] = 0
+            for c, cand in enumerate(res.candidates):
+                s.candidates[g, c] = cand
+            s.n_candidates[g] = len(res.candidates)
+            returned = n[i] - int(res.candidates[0].sum())
+        else:
+            lead[i] = res.forced
+            returned = n[i] - int(res.forced.sum())
+        _fail_bookkeeping(eng, s, G[i:i + 1], sel[i:i + 1], np.array([returned]))
+    # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
+    Ch = G[chooser]
+    s.phase[Ch] = Phase.CHOOSE
+    s.to_act[Ch] = (s.leader[Ch] + 1) % 4
+    set_leads(eng, s, G[~chooser], lead[~chooser])
+
+
+def _fail_bookkeeping(eng, s, G, attempted, returned):
+    """A failed throw: the cards are revealed and the penalty applies (§7.4.1, §7.4.5)."""
+    if not G.size:
+        return
+    leader = s.leader[G].astype(np.int64)
+    s.revealed[G, leader] = np.maximum(s.revealed[G, leader], attempted)
+    kind = eng.cfg.throw_penalty
+    if kind != "NONE":
+        amount = 10 if kind == "FIXED_10" else 10 * returned.astype(np.int16)
+        sign = np.where(leader % 2 == s.dealer[G] % 2, 1, -1)  # dealer side's fail helps attackers
+        s.penalty[G] += (sign * amount).astype(np.int16)
+
+
+def set_leads(eng, s, G, lead):
+    """The lead stands: it leaves the leader's hand and opens the trick."""
+    if not G.size:
+        return
+    leader = s.leader[G].astype(np.int64)
+    s.lead[G] = lead
+    s.lead_n[G] = lead.sum(1, dtype=np.int16)
+    s.lead_suit[G] = s.eff[G, (lead > 0).argmax(1)]
+    s.lead_pairs[G] = (lead >= 2).sum(1) if eng.cfg.decks > 1 else 0
+    s.lead_tractor[G] = _has_tractor(lead, s.idx[G]) if eng.cfg.decks > 1 else False
+    s.hands[G, leader] -= lead
+    s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
+    s.trick[G, leader] = lead
+    s.selection[G] = 0
+    s.n_candidates[G] = 0
+    s.in_trick[G] = 1
+    s.phase[G] = Phase.PLAY
+    s.to_act[G] = (leader + 1) % 4
+
+
+def step_choose(eng, s, G, actions):
+    pick = actions - eng.layout.choose_base
+    set_leads(eng, s, G, s.candidates[G, pick])
+
+
+def commit_follows(eng, s, G, rewards):
+    if not G.size:
+        return
+    seats = s.to_act[G].astype(np.int64)
+    play = s.selection[G]
+    in_e = s.eff[G] == s.lead_suit[G][:, None]
+    short = np.where(in_e, play, 0).sum(1, dtype=np.int16) < s.lead_n[G]
+    s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
+    s.hands[G, seats] -= play
+    s.revealed[G, seats] = np.maximum(s.revealed[G, seats].astype(np.int16) - play, 0)
+    s.trick[G, seats] = play
+    s.selection[G] = 0
+    s.in_trick[G] += 1
+    s.to_act[G] = (seats + 1) % 4
+    end_tricks(eng, s, G[s.in_trick[G] == 4], rewards)
+
+
+def end_tricks(eng, s, G, rewards):
+    """Four plays are in: the winner takes the points and leads next (§9.3)."""
+    if not G.size:
+        return
+    leader = s.leader[G].astype(np.int64)
+    seats = (leader[:, None] + np.arange(4)) % 4
+    plays = s.trick[G[:, None], seats]  # (g, 4, 54) in playing order
+    scalar = s.lead_tractor[G].copy()
+    if eng.cfg.throw_comparison == "ALL_UNITS":  # rare option: throws go to the scalar rules
+        scalar |= np.array([len(rules_play.decompose(
+            s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
+    win = _winners(s, G, plays)
+    for i in np.flatnonzero(scalar):
+        g = int(G[i])
+        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
+    win_seat = (leader + win) % 4
+    pts = plays.sum(1, dtype=np.int16) @ cards.POINTS
+    attackers = 1 - s.dealer[G] % 2
+    s.captured[G] += np.where(win_seat % 2 == attackers, pts, 0).astype(np.int16)
+    s.played[G] += s.trick[G]
+    s.last_lead[G] = s.lead[G]
+    s.last_winner[G] = win_seat
+    over = ~s.hands[G].any((1, 2))
+    for i in np.flatnonzero(over):
+        eng.end_hand(s, int(G[i]), int(win_seat[i]), plays[i], rewards)
+    K = G[~over]
+    s.trick[K] = 0
+    s.lead[K] = 0
+    s.lead_n[K] = 0
+    s.in_trick[K] = 0
+    s.tricks_done[K] += 1
+    s.leader[K] = win_seat[~over]
+    s.to_act[K] = win_seat[~over]
+
+
+def _winners(s, G, plays):
+    """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3)."""
+    eff = s.eff[G][:, None, :]
+    idx = s.idx[G].astype(np.int16)[:, None, :]
+    suit = s.lead_suit[G].astype(np.int8)
+    n = s.lead_n[G].astype(np.int16)
+    n_e = np.where(eff == suit[:, None, None], plays, 0).sum(2, dtype=np.int16)
+    n_t = np.where(eff == TRUMP, plays, 0).sum(2, dtype=np.int16)
+    need = s.lead_pairs[G][:, None]
+    matches = (plays >= 2).sum(2) >= need
+    val = np.where(need > 0, np.where(plays >= 2, idx, -1).max(2), np.where(plays > 0, idx, -1).max(2))
+    win = np.zeros(G.size, dtype=np.int64)
+    best = val[:, 0]
+    ruffed = np.zeros(G.size, dtype=bool)
+    off_suit = suit != TRUMP
+    for i in (1, 2, 3):
+        follow = (n_e[:, i] == n) & matches[:, i] & ~ruffed & (val[:, i] > best)
+        ruff = off_suit & (n_t[:, i] == n) & matches[:, i] & (~ruffed | (val[:, i] > best))
+        take = follow | ruff
+        win = np.where(take, i, win)
+        best = np.where(take, val[:, i], best)
+        ruffed |= ruff
+    return win
