@@ -243,6 +243,8 @@ def set_leads(eng, s, G, lead):
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
     s.trick[G, leader] = lead
     s.selection[G] = 0
+    had = G[s.n_candidates[G] > 0]
+    s.candidates[had] = 0
     s.n_candidates[G] = 0
     s.in_trick[G] = 1
     s.phase[G] = Phase.PLAY

@@ -1,0 +1,201 @@
+"""``HeuristicAgent``: a rule-based Shengji player built on ``shengji_env.rules``.
+
+It reads only the observation (decoded with ``core.observe.decode``) and the legal mask, so it
+plays the same through the reference ``Game``, the batched engine or the PettingZoo env.
+
+Per phase (DESIGN.md §4):
+
+* **declare**: show level cards of a suit when the cards that suit would make trump are long
+  and strong for the cards received so far; reinforce its own declaration; never overturn the
+  partner; overturn an opponent only with a suit of its own that is strong.
+* **bury**: void the short off-suits (fewest cards, no aces, no points), fill up with low
+  off-suit cards; bury trump or points only when nothing else is left (RULES.md §5).
+* **play**: ``heuristic_play.plan_lead`` / ``plan_follow`` choose a whole play.
+
+A multi-card play (a lead, a follow, the bury) is planned once and emitted one ``CARD`` per
+call. The plan is a deterministic function of the observation *without* the selection block, so
+the agent is stateless: every call re-derives the plan (a small cache keyed by the observation
+bytes only saves the work) and emits a card of ``plan - selection``; a leader then ``END``\\ s.
+Every action is checked against the mask; if anything is inconsistent the agent falls back to a
+cheap legal action (and counts it in ``fallbacks``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from shengji_env import Rules, cards
+from shengji_env.core.observe import decode, layout
+from shengji_env.rules import TRUMP, TrumpContext, is_legal_follow
+from shengji_env.rules import declare as declare_rules
+from shengji_env.rules.game import END, PASS, Phase, action_layout
+
+from .base import BasePolicy
+from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
+
+__all__ = ["HeuristicAgent", "trump_strength", "plan_bury"]
+
+DECLARE_BASE = declare_rules.DECLARE_BASE
+
+
+def trump_strength(hand: np.ndarray, trump: int, level: int) -> float:
+    """Weighted count of the cards of ``hand`` (uint8[54]) that would be trump if ``trump``
+    (0-3, or 4 = no-trump) were chosen: jokers and level cards count more, high ranks a bit."""
+    hand = np.asarray(hand, dtype=np.float64)
+    score = 1.5 * hand[cards.LJ] + 2.0 * hand[cards.BJ]
+    score += 1.4 * sum(hand[s * 13 + level] for s in range(4))
+    if trump < 4:
+        ranks = np.arange(13)
+        suit = hand[trump * 13: trump * 13 + 13] * (ranks != level)
+        score += float(suit @ (1.0 + 0.04 * ranks))
+    return float(score)
+
+
+def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int) -> np.ndarray:
+    """``int64[54]`` — the ``size`` cards to bury from ``hand`` (the dealer's cards, kitty
+    included): void short off-suits without aces or points, then fill with low off-suit cards."""
+    hand = np.asarray(hand, dtype=np.int64)
+    eff, idx = ctx.effective_suits, ctx.order_indices
+    off = np.where(eff != TRUMP, hand, 0)
+    top_idx = int(ctx.suit_size[0]) - 1 if ctx.trump != 0 else int(ctx.suit_size[1]) - 1
+    # cost of burying a card: points (the kitty may be multiplied for the attackers), an ace
+    # or other high card, breaking a pair
+    cost = (1.0 * POINTS + np.where(idx >= top_idx, 8.0, 0.0) + np.where(idx == top_idx - 1, 1.5, 0.0)
+            + 0.25 * idx + np.where(hand >= 2, 3.0, 0.0))
+    if int(off.sum()) <= size:
+        rest = size - int(off.sum())
+        trumps = np.where(eff == TRUMP, hand, 0)
+        return off + pick_cheapest(trumps, rest, idx + 2.0 * POINTS)
+    suits = [s for s in range(4) if off[eff == s].sum() > 0]
+    best, best_score = (), -1e9
+    for mask in range(1 << len(suits)):
+        chosen = [suits[i] for i in range(len(suits)) if mask >> i & 1]
+        n = sum(int(off[eff == s].sum()) for s in chosen)
+        if n > size:
+            continue
+        paid = sum(float((off * cost)[eff == s].sum()) for s in chosen)
+        score = 12.0 * len(chosen) - paid
+        if score > best_score:
+            best, best_score = tuple(chosen), score
+    voided = np.where(np.isin(eff, best), off, 0)
+    rest = off - voided
+    # fill from the shortest remaining suits first (towards the next void)
+    suit_len = np.array([rest[eff == s].sum() if s < 4 else 99 for s in range(5)], dtype=np.float64)
+    fill_cost = cost + 0.3 * suit_len[eff]
+    return voided + pick_cheapest(rest, size - int(voided.sum()), fill_cost)
+
+
+class HeuristicAgent(BasePolicy):
+    """A competent rule-based player for ``rules`` (a ``shengji_env.Rules``).
+
+    ``strict=True`` raises on internal errors instead of falling back to a legal action (tests).
+    Deterministic: ``rng`` is not used.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: Rules | None = None, strict: bool = False, cache_size: int = 64):
+        self.rules = rules if rules is not None else Rules()
+        self.strict = strict
+        self.fallbacks = 0
+        at = layout(self.rules)
+        self._sel = at["selection"]
+        self._table = declare_rules.declaration_actions(self.rules)
+        self._layout = action_layout(self.rules)
+        self._ctx: dict[tuple[int, int], TrumpContext] = {}
+        self._plans: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    # ---------------------------------------------------------------- entry point
+    def act(self, obs: dict, rng: np.random.Generator | None = None) -> int:
+        observation = np.asarray(obs["observation"], dtype=np.float32)
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        try:
+            action = self._decide(observation, mask)
+        except Exception:
+            if self.strict:
+                raise
+            action = -1
+        if not (0 <= action < mask.size and mask[action]):
+            if self.strict:
+                raise RuntimeError(f"heuristic chose illegal action {action}; legal: "
+                                   f"{np.flatnonzero(mask).tolist()}")
+            self.fallbacks += 1
+            action = self._fallback(mask)
+        return int(action)
+
+    @staticmethod
+    def _fallback(mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        return int(PASS if mask[PASS] else legal[0])
+
+    def ctx(self, level: int, trump: int) -> TrumpContext:
+        key = (level, trump)
+        if key not in self._ctx:  # one context per (level, trump): its tables are cached inside
+            self._ctx[key] = TrumpContext.from_rules(level, trump, self.rules)
+        return self._ctx[key]
+
+    def _decide(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        view = decode(observation, self.rules)
+        if view.phase == Phase.DECLARE:
+            return self._declare(view, mask)
+        if view.phase == Phase.NAME:
+            base = self._layout.name_base
+            options = [t for t in range(5) if mask[base + t]]
+            return base + max(options, key=lambda t: trump_strength(view.hand, t, view.level)
+                              - (3.0 if t == 4 else 0.0))
+        if view.phase not in (Phase.BURY, Phase.PLAY):
+            return self._fallback(mask)  # CHOOSE: any candidate
+        key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(view)
+            self._plans[key] = plan
+            if len(self._plans) > self._cache_size:
+                self._plans.popitem(last=False)
+        rest = plan - view.selection
+        if (rest < 0).any():
+            raise RuntimeError("the selection left the plan")  # cannot happen: plan is pure
+        if not rest.any():
+            return END
+        legal = np.flatnonzero((rest > 0) & mask[:54])
+        if not legal.size:
+            raise RuntimeError("no card of the plan is legal")
+        return int(legal[0])
+
+    def _plan(self, view) -> np.ndarray:
+        ctx = self.ctx(view.level, view.trump)
+        if view.phase == Phase.BURY:
+            return plan_bury(view.hand, ctx, self.rules.kitty_size)
+        t = Table.build(view, self.rules, ctx)
+        if view.leading:
+            return plan_lead(t)
+        play = plan_follow(t)
+        if not is_legal_follow(view.hand, t.lead.astype(np.uint8), play.astype(np.uint8), ctx,
+                               self.rules):
+            raise RuntimeError("planned follow is illegal")
+        return play
+
+    # ---------------------------------------------------------------- declaring
+    def _declare(self, view, mask: np.ndarray) -> int:
+        legal = [a for a in range(DECLARE_BASE, mask.size) if mask[a]]
+        if not legal or view.declarer == 2:
+            return PASS  # never overturn the partner
+        held = int(view.hand.sum())
+        hand_size = self.rules.hand_size
+        best, best_ratio = PASS, 0.0
+        for a in legal:
+            kind, suit, k = self._table[a - DECLARE_BASE]
+            trump = suit if kind == declare_rules.LEVEL else 4
+            ratio = trump_strength(view.hand, trump, view.level) / max(held, 1)
+            if trump == 4:
+                ratio -= 0.15  # no-trump wastes a long suit: only with many jokers/level cards
+            if view.declarer == 0:
+                ratio += 1.0  # reinforcing my own declaration: always worth it
+            if ratio > best_ratio:
+                best, best_ratio = a, ratio
+        # early in the deal few cards say little: ask for a clearer majority
+        need = 0.55 if held < 6 else (0.45 if held < 0.6 * hand_size else 0.38)
+        return best if best_ratio >= need else PASS

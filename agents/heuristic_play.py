@@ -1,0 +1,329 @@
+"""Trick play for ``HeuristicAgent``: what to lead and how to follow (RULES.md §7-9).
+
+Everything is decided from one seat's decoded observation (``core.observe.ObservationView``),
+never from hidden cards. ``Table`` gathers the facts a player can see; ``plan_lead`` and
+``plan_follow`` return a whole play as a count vector ``int64[54]`` that the agent then emits
+card by card. Guiding ideas, in the words of the game:
+
+* **lead** safe winners (units no unseen card can beat, in suits no opponent is known to be
+  void in; several safe units of one suit are thrown together, so the throw cannot fail), a low
+  card of a suit the partner can ruff, trump to draw when the dealer side is long in trump,
+  otherwise low pairs and low singles of short suits (to make voids), never needless points;
+* **follow**: a partner who is sure to win gets points; otherwise win point tricks with the
+  smallest sure winning play or the cheapest ruff; otherwise play the cheapest legal cards.
+
+Cost of a card = how much we would miss it: strength in its suit, trump, sure-winner status,
+being half of a pair, and (when the opponents would get it) its points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shengji_env import cards
+from shengji_env.rules import TRUMP, TrumpContext, decompose, legal_next_cards, trick_winner
+
+POINTS = cards.POINTS.astype(np.int64)
+TRUMP_BONUS = 14.0  # a trump is worth more than any off-suit card (order indices reach 11)
+
+__all__ = ["Table", "plan_lead", "plan_follow", "units_of_shape", "pick_cheapest"]
+
+
+def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
+                   ctx: TrumpContext) -> list[tuple[int, np.ndarray]]:
+    """Every ``(top, cards int64[54])`` unit of shape (k, length) that ``counts`` holds in
+    ``suit`` (RULES.md §6.1); at a position with several identities the first one with k copies."""
+    size = int(ctx.suit_size[suit])
+    pick = []
+    for i in range(size):
+        ids = ctx.position_cards.get((suit, i), ())
+        pick.append(next((c for c in ids if counts[c] >= k), -1))
+    out = []
+    for top in range(length - 1, size):
+        span = pick[top - length + 1: top + 1]
+        if min(span) >= 0:
+            u = np.zeros(54, dtype=np.int64)
+            u[span] = k
+            out.append((top, u))
+    return out
+
+
+def higher_unit_exists(counts: np.ndarray, suit: int, k: int, length: int, top: int,
+                       ctx: TrumpContext) -> bool:
+    """True iff ``counts`` holds a (k, length) unit of ``suit`` with a top above ``top`` (§7.3)."""
+    return any(t > top for t, _ in units_of_shape(counts, suit, k, length, ctx))
+
+
+def pick_cheapest(pool: np.ndarray, n: int, cost: np.ndarray) -> np.ndarray:
+    """``int64[54]`` — the ``n`` cheapest physical cards of ``pool`` under ``cost`` float[54]."""
+    ids = np.repeat(np.arange(54), pool)
+    chosen = ids[np.argsort(cost[ids], kind="stable")[:n]]
+    return np.bincount(chosen, minlength=54).astype(np.int64)
+
+
+@dataclass
+class Table:
+    """What one seat sees at a play decision, in derived form (relative seats: 0 me, 2 partner).
+
+    ``hand``/``unseen``: ``int64[54]`` — my cards; cards I have not seen (other hands and, unless
+    I am the dealer, the kitty). ``plays``: the current trick's plays in playing order.
+    """
+
+    view: object
+    rules: object
+    ctx: TrumpContext
+    hand: np.ndarray
+    unseen: np.ndarray
+    eff: np.ndarray
+    idx: np.ndarray
+    order: list = field(default_factory=list)   # relative seats in playing order of this trick
+    plays: list = field(default_factory=list)   # int64[54] each, the plays so far
+    after_me: list = field(default_factory=list)  # relative seats still to play after me
+
+    @classmethod
+    def build(cls, view, rules, ctx: TrumpContext) -> "Table":
+        hand = view.hand.astype(np.int64)
+        seen = hand + view.played.astype(np.int64).sum(axis=0)
+        if view.dealer == 0:
+            seen = seen + view.kitty
+        unseen = np.maximum(np.full(54, rules.decks, dtype=np.int64) - seen, 0)
+        t = cls(view, rules, ctx, hand, unseen, ctx.effective_suits.astype(np.int64),
+                ctx.order_indices.astype(np.int64))
+        if not view.leading and view.trick_leader >= 0:
+            t.order = [(view.trick_leader + i) % 4 for i in range(4)]
+            me = t.order.index(0)
+            t.plays = [view.trick[r].astype(np.int64) for r in t.order[:me]]
+            t.after_me = t.order[me + 1:]
+        return t
+
+    # ---------------------------------------------------------------- derived facts
+    def suit_cards(self, counts: np.ndarray, suit: int) -> np.ndarray:
+        return np.where(self.eff == suit, counts, 0)
+
+    def top_unseen(self, suit: int) -> int:
+        """Highest order index among unseen cards of ``suit`` (-1: none)."""
+        m = (self.eff == suit) & (self.unseen > 0)
+        return int(self.idx[m].max()) if m.any() else -1
+
+    def may_be_void(self, rel: int, suit: int) -> bool:
+        """Could seat ``rel`` be void in ``suit``? Known voids, or almost no cards left unseen."""
+        return bool(self.view.voids[rel, suit]) or int(self.suit_cards(self.unseen, suit).sum()) <= 2
+
+    def may_ruff(self, rel: int, suit: int) -> bool:
+        return (suit != TRUMP and self.may_be_void(rel, suit)
+                and not self.view.voids[rel, TRUMP])
+
+    @property
+    def cards_left(self) -> int:
+        return int(self.hand.sum())
+
+    def costs(self, lead_suit: int | None = None) -> dict[str, np.ndarray]:
+        """Per-card costs ``float64[54]``: ``keep`` (ducking), ``give`` (to a partner),
+        ``discard`` (off-suit, when void): low = play it."""
+        strength = self.idx + np.where(self.eff == TRUMP, TRUMP_BONUS, 0.0)
+        tops = np.array([self.top_unseen(s) for s in range(5)])
+        winner = self.idx > tops[self.eff]
+        pair = (self.hand >= 2) & (self.rules.decks >= 2)
+        base = strength + 6.0 * winner + 3.0 * pair
+        suit_len = np.array([self.suit_cards(self.hand, s).sum() for s in range(5)])
+        short = 0.4 * suit_len[self.eff] * (self.eff != TRUMP)
+        keep = base + 2.0 * POINTS
+        return {"keep": keep, "give": base - 2.5 * POINTS, "discard": keep + short}
+
+    # ---------------------------------------------------------------- trick state
+    @property
+    def lead(self) -> np.ndarray:
+        return self.plays[0]
+
+    @property
+    def lead_suit(self) -> int:
+        return int(self.eff[np.flatnonzero(self.lead)[0]])
+
+    def winner_pos(self, plays=None) -> int:
+        plays = self.plays if plays is None else plays
+        return trick_winner([p.astype(np.uint8) for p in plays], self.ctx, self.rules) \
+            if len(plays) > 1 else 0
+
+    def safe_against_later(self, play: np.ndarray) -> bool:
+        """Will ``play``, if winning now, still win after the players after me? Pessimistic:
+        unseen cards may all sit with one later opponent."""
+        later_opps = [r for r in self.after_me if r != 2]
+        if not later_opps:
+            return True
+        suit = self.lead_suit
+        units = decompose(self.lead.astype(np.uint8), self.ctx)
+        play_suit = int(self.eff[np.flatnonzero(play)[0]])
+        if suit != TRUMP and any(self.may_ruff(r, suit) for r in later_opps):
+            if play_suit != TRUMP:
+                return False
+            # my ruff may be overruffed: only if unseen trumps hold a higher primary unit
+            k, length = units[0].shape
+            mine = [t for t, _ in units_of_shape(play, TRUMP, k, length, self.ctx)]
+            return bool(mine) and not higher_unit_exists(self.unseen, TRUMP, k, length,
+                                                         max(mine), self.ctx)
+        if play_suit != suit or len(units) > 1:
+            return True  # a validated throw or a ruff nobody after me can overruff
+        k, length = units[0].shape
+        mine = [t for t, _ in units_of_shape(play, suit, k, length, self.ctx)]
+        return bool(mine) and not higher_unit_exists(self.unseen, suit, k, length, max(mine),
+                                                     self.ctx)
+
+
+# -------------------------------------------------------------------------------- leading
+
+def _ruff_danger(t: Table, suit: int) -> bool:
+    return any(t.may_ruff(r, suit) for r in (1, 3))
+
+
+def plan_lead(t: Table) -> np.ndarray:
+    """The whole lead ``int64[54]`` (one effective suit, non-empty)."""
+    hand, ctx, view = t.hand, t.ctx, t.view
+    cost = t.costs()["keep"]
+    present = [s for s in range(5) if t.suit_cards(hand, s).any()]
+    options: list[tuple[float, np.ndarray]] = []
+    my_trumps = int(t.suit_cards(hand, TRUMP).sum())
+    unseen_trumps = int(t.suit_cards(t.unseen, TRUMP).sum())
+    opps_out_of_trump = view.voids[1, TRUMP] and view.voids[3, TRUMP]
+    for s in present:
+        mine = t.suit_cards(hand, s)
+        units = decompose(mine.astype(np.uint8), ctx)
+        safe = [u for u in units
+                if not higher_unit_exists(t.unseen, s, u.k, u.length, u.top, ctx)]
+        if s != TRUMP:
+            if safe and not _ruff_danger(t, s):
+                play = sum(u.counts.astype(np.int64) for u in safe)
+                options.append((100 + 8 * play.sum() + cards.points(play), play))
+            # the partner can ruff: lead my cheapest card of the suit
+            if (view.voids[2, s] and not view.voids[2, TRUMP]
+                    and not view.voids[1, s] and not view.voids[3, s]):
+                options.append((90, pick_cheapest(mine, 1, cost)))
+            # low pairs / tractors without points: make the opponents spend structure
+            for u in units:
+                if u.k >= 2 and not cards.points(u.counts) and not _ruff_danger(t, s):
+                    options.append((40 + 4 * u.length - u.top, u.counts.astype(np.int64)))
+            # a low single from a short suit, working towards a void to ruff in
+            low = pick_cheapest(mine, 1, cost)
+            c = int(np.flatnonzero(low)[0])
+            if not POINTS[c]:
+                options.append((30 - 2 * mine.sum() - 0.5 * t.idx[c] - 3 * (hand[c] >= 2), low))
+        else:
+            strong = my_trumps >= max(3, unseen_trumps // 2) and not opps_out_of_trump
+            if safe and (strong or (view.dealer_side and t.cards_left <= 6)):
+                play = sum(u.counts.astype(np.int64) for u in safe)
+                options.append((85 + play.sum(), play))
+            if strong and view.dealer_side:
+                for u in units:
+                    if u.k >= 2:
+                        options.append((50 + 2 * u.length - 0.5 * u.top, u.counts.astype(np.int64)))
+            options.append((10 - 0.5 * cost[pick_cheapest(mine, 1, cost).argmax()],
+                            pick_cheapest(mine, 1, cost)))
+    if not options:
+        return pick_cheapest(hand, 1, cost)
+    return max(options, key=lambda o: o[0])[1]
+
+
+# ------------------------------------------------------------------------------ following
+
+def _greedy_follow(t: Table, cost: np.ndarray) -> np.ndarray:
+    """A legal follow built card by card, cheapest legal card first (``legal_next_cards``)."""
+    lead = t.lead.astype(np.uint8)
+    hand = t.hand.astype(np.uint8)
+    n = int(t.lead.sum())
+    sel = np.zeros(54, dtype=np.uint8)
+    for _ in range(n):
+        legal = legal_next_cards(hand, lead, sel, t.ctx, t.rules)
+        c = int(np.flatnonzero(legal)[np.argmin(cost[legal])])
+        sel[c] += 1
+    return sel.astype(np.int64)
+
+
+def _in_suit_wins(t: Table, winner: int) -> list[tuple[int, np.ndarray]]:
+    """My plays of the lead's (simple) shape that beat the current in-suit winner."""
+    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    if len(units) != 1:
+        return []  # a validated throw cannot be beaten in its suit (§9.3)
+    k, length = units[0].shape
+    suit = t.lead_suit
+    best = [tp for tp, _ in units_of_shape(t.plays[winner], suit, k, length, t.ctx)]
+    if not best:
+        return []
+    mine = units_of_shape(t.suit_cards(t.hand, suit), suit, k, length, t.ctx)
+    return [(tp, u) for tp, u in mine if tp > max(best)]
+
+
+def _ruffs(t: Table) -> list[np.ndarray]:
+    """Candidate ruffs (all-trump plays reproducing the lead's structure) that win now,
+    cheapest first."""
+    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    trumps = t.suit_cards(t.hand, TRUMP)
+    n = int(t.lead.sum())
+    if trumps.sum() < n:
+        return []
+    out = []
+    if len(units) == 1:
+        k, length = units[0].shape
+        cands = [u for _, u in units_of_shape(trumps, TRUMP, k, length, t.ctx)]
+    else:  # a throw: the lowest units of each shape, singles from the rest
+        cands = []
+        rest = trumps.copy()
+        play = np.zeros(54, dtype=np.int64)
+        for u in units:
+            if u.k == 1:
+                continue
+            found = units_of_shape(rest, TRUMP, u.k, u.length, t.ctx)
+            if not found:
+                return []
+            play += found[0][1]
+            rest -= found[0][1]
+        singles = n - int(play.sum())
+        if rest.sum() < singles:
+            return []
+        cost = t.costs()["keep"]
+        cands.append(play + pick_cheapest(rest, singles, cost))
+    for cand in cands:
+        if t.winner_pos(t.plays + [cand]) == len(t.plays):
+            out.append(cand)
+    return out
+
+
+def plan_follow(t: Table) -> np.ndarray:
+    """The whole follow ``int64[54]`` (legal by construction; the caller double-checks)."""
+    c = t.costs()
+    n = int(t.lead.sum())
+    suit = t.lead_suit
+    mine = t.suit_cards(t.hand, suit)
+    have = int(mine.sum())
+    winner = t.winner_pos()
+    winner_rel = t.order[winner]
+    partner_wins = winner_rel == 2
+    partner_safe = partner_wins and t.safe_against_later(t.plays[winner])
+    points_now = sum(cards.points(p) for p in t.plays)
+    late = t.cards_left <= 2 * n  # one of the last two tricks: the kitty is at stake
+    if have == 0:
+        if partner_safe:
+            return pick_cheapest(t.hand, n, c["give"])
+        if suit != TRUMP and not partner_wins:
+            for ruff in _ruffs(t):
+                total = points_now + cards.points(ruff)
+                if total >= 10 or (total >= 5 and n == 1) or late:
+                    if t.safe_against_later(ruff) or total >= 15 or late:
+                        return ruff
+        return pick_cheapest(t.hand, n, c["discard"])
+    if have < n:
+        rest = t.hand - mine
+        return mine + pick_cheapest(rest, n - have, c["give"] if partner_safe else c["discard"])
+    if partner_safe:
+        return _greedy_follow(t, c["give"])
+    ruffed = t.lead_suit != TRUMP and int(t.eff[np.flatnonzero(t.plays[winner])[0]]) == TRUMP
+    if not partner_wins and not ruffed:
+        wins = _in_suit_wins(t, winner)
+        safe = [(tp, u) for tp, u in wins if t.safe_against_later(u)]
+        if safe:
+            tp, u = min(safe, key=lambda x: (x[0], c["keep"][x[1] > 0].sum()))
+            if points_now + cards.points(u) > 0 or not t.after_me or late:
+                return u
+        elif wins and (points_now >= 10 or late) and len(t.after_me) <= 1:
+            return max(wins, key=lambda x: x[0])[1]
+    return _greedy_follow(t, c["keep"])
