@@ -453,7 +453,7 @@ OPTION_SETS = {
 def test_option_set_plays_to_completion(name):
     options, game_kw, policy = OPTION_SETS[name]
     cfg = Rules(**options)
-    results = play_hands(cfg, range(12), policy, **game_kw)
+    results = play_hands(cfg, range(8), policy, **game_kw)
     hands = [t.hands[0] for _, t in results]
     if policy is passing_policy:
         assert all(not h.declarations for h in hands)

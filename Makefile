@@ -1,0 +1,38 @@
+# One entry point for humans and CI. `make run` trains and evaluates (for now: the demo hand);
+# `make test` runs the default test suite. Both create .venv on first use.
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: venv run test test-slow bench lint clean
+
+venv: $(STAMP)
+
+# re-install only when pyproject.toml changes (the stamp is newer otherwise)
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: venv
+	$(BIN)/python -m shengji_env.demo
+
+test: venv
+	$(BIN)/pytest
+
+test-slow: venv
+	$(BIN)/pytest -m slow
+
+bench: venv
+	@if ls benchmarks/*.py >/dev/null 2>&1; then \
+		for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done; \
+	else echo "no benchmarks yet (benchmarks/*.py)"; fi
+
+lint: venv
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,270 @@
+"""The evaluation arena: duplicate deals, the games between two policies, and the statistics.
+
+**Duplicate deals.** Every deal (a dealing order and a first drawer) is played twice with the
+teams swapped: agent A in seats 0 and 2, then in seats 1 and 3. Luck of the cards cancels out;
+what is left is skill. A hand is *won* by the team whose reward is positive (``reward="levels"``:
+the attackers when they take over, else the dealer side). Each hand is a first hand (both teams at
+level 2, the dealer chosen by the declarations, RULES.md §4.5).
+
+**Reproducibility.** A ``Deals`` set is saved as ``.npz`` without pickle; the agents' randomness
+for deal ``i`` at seat ``s`` comes from ``numpy.random.default_rng([seed, i, s])``, which does not
+depend on the order the agents were named in — so ``play_deals((B, A))`` mirrors
+``play_deals((A, B))`` exactly.
+
+``play_deals`` drives the scalar reference ``rules.Game`` through ``core.observe.observe_game``;
+a batched-engine driver with the same signature and the same ``HandRecords`` can replace it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from shengji_env import Rules
+from shengji_env.core.observe import observe_game
+from shengji_env.rules.game import Game
+
+__all__ = ["DEALS_FORMAT_VERSION", "Deals", "HandRecords", "play_deals", "play_hand", "wilson",
+           "mean_ci", "summarize", "ratings"]
+
+DEALS_FORMAT_VERSION = 1  #: version of the .npz deal-set layout (bump on any change)
+Z95 = float(stats.norm.ppf(0.975))
+
+
+@dataclass(frozen=True)
+class Deals:
+    """A set of D deals.
+
+    ``decks``: ``int8[D, 54·d]`` — card ids in dealing order (card ``j`` goes to seat
+    ``(first_drawer + j) % 4``, the last ``kitty_size`` form the kitty, RULES.md §4.2);
+    ``first_drawers``: ``int8[D]`` — seat 0-3 receiving the first card; ``seed``: the seed the
+    set was generated from (-1 if unknown).
+    """
+
+    decks: np.ndarray
+    first_drawers: np.ndarray
+    seed: int = -1
+
+    def __post_init__(self):
+        decks = np.asarray(self.decks)
+        first = np.asarray(self.first_drawers)
+        if decks.ndim != 2 or decks.shape[1] % 54 or decks.shape[1] == 0:
+            raise ValueError(f"decks must be int[D, 54·d] card ids, got shape {decks.shape}")
+        d = decks.shape[1] // 54
+        want = np.repeat(np.arange(54), d)
+        if decks.size and not (np.sort(decks, axis=1) == want).all():
+            bad = int(np.flatnonzero(~(np.sort(decks, axis=1) == want).all(axis=1))[0])
+            raise ValueError(f"deal {bad} does not hold every card id exactly {d} times")
+        if first.shape != (decks.shape[0],) or ((first < 0) | (first > 3)).any():
+            raise ValueError(f"first_drawers must be int[{decks.shape[0]}] seats 0-3, got "
+                             f"{first.shape} with values {np.unique(first)[:8].tolist()}")
+        object.__setattr__(self, "decks", decks.astype(np.int8))
+        object.__setattr__(self, "first_drawers", first.astype(np.int8))
+
+    def __len__(self) -> int:
+        return int(self.decks.shape[0])
+
+    @property
+    def num_card_decks(self) -> int:
+        return int(self.decks.shape[1] // 54)
+
+    @classmethod
+    def generate(cls, num_deals: int, rules: Rules, seed: int = 0) -> "Deals":
+        """``num_deals`` shuffled deals for ``rules`` from ``numpy.random.default_rng(seed)``.
+
+        The first drawer is ``rules.initial_first_drawer``, or drawn when it is ``"RANDOM"``.
+        """
+        if num_deals < 1:
+            raise ValueError(f"num_deals={num_deals}; at least one deal is needed")
+        rng = np.random.default_rng(seed)
+        base = np.tile(np.repeat(np.arange(54, dtype=np.int8), rules.decks), (num_deals, 1))
+        decks = rng.permuted(base, axis=1)
+        if rules.initial_first_drawer == "RANDOM":
+            first = rng.integers(0, 4, size=num_deals)
+        else:
+            first = np.full(num_deals, rules.initial_first_drawer)
+        return cls(decks, first, seed)
+
+    def save(self, path: str | Path) -> None:
+        """Write an ``.npz`` (no pickle): ``format_version``, ``decks``, ``first_drawers``,
+        ``seed``."""
+        np.savez_compressed(path, format_version=np.int64(DEALS_FORMAT_VERSION),
+                            decks=self.decks, first_drawers=self.first_drawers,
+                            seed=np.int64(self.seed))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Deals":
+        """Read a deal set written by ``save`` (``allow_pickle=False``)."""
+        with np.load(path, allow_pickle=False) as f:
+            missing = {"format_version", "decks", "first_drawers"} - set(f.files)
+            if missing:
+                raise ValueError(f"{path} is not a deal set: missing {sorted(missing)}")
+            version = int(f["format_version"])
+            if version != DEALS_FORMAT_VERSION:
+                raise ValueError(f"{path} has deal-set format version {version}; this version "
+                                 f"of shengji-rl reads version {DEALS_FORMAT_VERSION}")
+            seed = int(f["seed"]) if "seed" in f.files else -1
+            return cls(f["decks"], f["first_drawers"], seed)
+
+
+@dataclass
+class HandRecords:
+    """One row per hand played, as arrays of length H (= 2·D for one pair of agents).
+
+    ``deal``: int32 deal index; ``a_seats``: int8 0 if agent A sat in seats 0/2, 1 if in 1/3;
+    ``dealer``: int8 dealer seat; ``a_dealer``: bool A's team was the dealer side;
+    ``trump``: int8 0-3 suit or 4 no-trump; ``attacker_points``: int16 final attackers' score;
+    ``a_reward``: float32 A's reward (levels); ``a_won``: bool A's reward > 0.
+    """
+
+    deal: np.ndarray
+    a_seats: np.ndarray
+    dealer: np.ndarray
+    a_dealer: np.ndarray
+    trump: np.ndarray
+    attacker_points: np.ndarray
+    a_reward: np.ndarray
+
+    @property
+    def a_won(self) -> np.ndarray:
+        return self.a_reward > 0
+
+    def __len__(self) -> int:
+        return int(self.deal.size)
+
+    def mirrored(self) -> "HandRecords":
+        """The same hands seen from agent B."""
+        return HandRecords(self.deal, 1 - self.a_seats, self.dealer, ~self.a_dealer, self.trump,
+                           self.attacker_points, -self.a_reward)
+
+
+def play_hand(policies, deck: np.ndarray, first_drawer: int, rules: Rules,
+              rngs) -> tuple[Game, np.ndarray]:
+    """Play one first hand of the reference game; ``policies[s]`` and ``rngs[s]`` act for seat
+    ``s``. Returns the finished ``Game`` (``dealer``, ``attacker_points``, ``hand_result``) and
+    the final rewards ``float32[4]``."""
+    cfg = rules if rules.initial_first_drawer == first_drawer else \
+        rules.replace(initial_first_drawer=int(first_drawer))
+    game = Game(cfg, seed=0, deck=deck, dealer=None, levels=(0, 0))
+    rewards = None
+    while not game.done:
+        seat = game.to_act
+        mask = game.legal_mask()
+        action = policies[seat].act({"observation": observe_game(game, seat),
+                                     "action_mask": mask.astype(np.int8)}, rngs[seat])
+        if not (0 <= action < mask.size and mask[action]):
+            name = getattr(policies[seat], "name", type(policies[seat]).__name__)
+            raise ValueError(f"agent {name!r} in seat {seat} chose illegal action {action} in "
+                             f"phase {game.phase.name}; legal: {np.flatnonzero(mask).tolist()}")
+        rewards = game.step(action)
+    return game, rewards
+
+
+def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0,
+               progress: bool = False, desc: str | None = None) -> HandRecords:
+    """Play every deal twice, ``policies = (A, B)`` swapping seats; returns ``HandRecords``.
+
+    Row order: deal 0 with A in seats 0/2, deal 0 with A in seats 1/3, deal 1, ...
+    """
+    if len(policies) != 2:
+        raise ValueError(f"play_deals takes two policies (A, B), got {len(policies)}")
+    if deals.num_card_decks != rules.decks:
+        raise ValueError(f"the deals use {deals.num_card_decks} deck(s) but the rules say "
+                         f"decks={rules.decks}")
+    a, b = policies
+    n = 2 * len(deals)
+    rec = HandRecords(np.repeat(np.arange(len(deals), dtype=np.int32), 2),
+                      np.tile(np.array([0, 1], dtype=np.int8), len(deals)),
+                      np.zeros(n, np.int8), np.zeros(n, bool), np.zeros(n, np.int8),
+                      np.zeros(n, np.int16), np.zeros(n, np.float32))
+    from tqdm import tqdm
+
+    bar = tqdm(total=n, desc=desc, unit="hand", disable=not progress, leave=False)
+    for row in range(n):
+        i, a_seats = int(rec.deal[row]), int(rec.a_seats[row])
+        seats = [a, b, a, b] if a_seats == 0 else [b, a, b, a]
+        rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
+        game, rewards = play_hand(seats, deals.decks[i].astype(np.int64), int(deals.first_drawers[i]),
+                         rules, rngs)
+        rec.dealer[row] = game.dealer
+        rec.a_dealer[row] = game.dealer % 2 == a_seats
+        rec.trump[row] = game.trump
+        rec.attacker_points[row] = game.attacker_points
+        rec.a_reward[row] = rewards[a_seats]
+        bar.update()
+    bar.close()
+    return rec
+
+
+# ------------------------------------------------------------------------------ statistics
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (95% by default); ``(nan, nan)`` when n = 0."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(x: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): Student-t interval of the mean; nan bounds for fewer than 2 values."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(x.mean())
+    if x.size < 2 or x.std() == 0:
+        return (m, m, m) if x.size >= 2 else (m, math.nan, math.nan)
+    half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return (m, m - half, m + half)
+
+
+def summarize(rec: HandRecords) -> dict:
+    """Agent A's numbers: hand win rate (Wilson CI), mean reward and attackers' points
+    (t intervals) when A attacks and when A defends (is the dealer side)."""
+    n, won = len(rec), int(rec.a_won.sum())
+    lo, hi = wilson(won, n)
+    reward = mean_ci(rec.a_reward)
+    attack = mean_ci(rec.attacker_points[~rec.a_dealer])
+    defend = mean_ci(rec.attacker_points[rec.a_dealer])
+    return {
+        "hands": n, "deals": n // 2, "wins": won, "win_rate": won / n if n else math.nan,
+        "win_rate_ci": [lo, hi],
+        "mean_reward": reward[0], "mean_reward_ci": [reward[1], reward[2]],
+        "dealer_share": float(rec.a_dealer.mean()) if n else math.nan,
+        "win_rate_as_dealer": float(rec.a_won[rec.a_dealer].mean()) if rec.a_dealer.any() else math.nan,
+        "win_rate_as_attacker": float(rec.a_won[~rec.a_dealer].mean()) if (~rec.a_dealer).any() else math.nan,
+        "attacker_points_attacking": attack[0], "attacker_points_attacking_ci": [attack[1], attack[2]],
+        "attacker_points_defending": defend[0], "attacker_points_defending_ci": [defend[1], defend[2]],
+    }
+
+
+def ratings(names: list[str], matches: dict[tuple[int, int], HandRecords]) -> list[dict]:
+    """OpenSkill (Plackett-Luce) ratings from every hand of a round robin.
+
+    Hands are replayed deal by deal across all pairings (not pairing by pairing) so that the
+    order of the pairings does not bias the online updates. Returns one dict per agent, sorted by
+    the conservative estimate ``mu - 3·sigma`` (best first).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    table = [model.rating(name=n) for n in names]
+    deals = max((int(r.deal.max()) + 1 for r in matches.values() if len(r)), default=0)
+    by_deal = {key: np.searchsorted(r.deal, np.arange(deals + 1)) for key, r in matches.items()}
+    for d in range(deals):
+        for (i, j), rec in matches.items():
+            start, stop = by_deal[(i, j)][d], by_deal[(i, j)][d + 1]
+            for row in range(start, stop):
+                ranks = [0, 1] if rec.a_won[row] else [1, 0]
+                new = model.rate([[table[i]], [table[j]]], ranks=ranks)
+                table[i], table[j] = new[0][0], new[1][0]
+    out = [{"agent": n, "mu": float(r.mu), "sigma": float(r.sigma),
+            "ordinal": float(r.mu - 3 * r.sigma)} for n, r in zip(names, table)]
+    return sorted(out, key=lambda x: -x["ordinal"])

@@ -1,0 +1,231 @@
+"""``shengji-eval``: play agents against each other on duplicate deals and report the result.
+
+    shengji-eval heuristic random --deals 1000            # two agents: one match
+    shengji-eval heuristic random mypkg.bots:MyBot        # three or more: round robin + ratings
+    shengji-eval heuristic random --save-deals deals.npz  # keep the deals to reproduce exactly
+    shengji-eval heuristic random --load-deals deals.npz --json
+
+Agents are named by a *spec* (``load_policy``): ``random``, ``heuristic``, ``module:attr`` (a
+``Policy`` instance, or a class / factory called with the ``Rules``), or a checkpoint path once a
+loader is registered with ``register_checkpoint_loader`` (the trainer does this).
+
+Reported for agent A against B (``agents.arena``): hand win rate with a 95% Wilson interval,
+mean reward in levels, and the attackers' mean points when A attacks and when A defends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import sys
+import time
+from itertools import combinations
+from pathlib import Path
+from typing import Callable
+
+from shengji_env import Rules
+
+from .arena import Deals, HandRecords, play_deals, ratings, summarize
+from .base import Policy
+
+__all__ = ["load_policy", "register_checkpoint_loader", "evaluate", "main", "play_deals",
+           "Deals"]
+
+BUILTIN = ("random", "heuristic")
+_CHECKPOINT_LOADERS: list[Callable[[str, Rules], Policy | None]] = []
+
+
+def register_checkpoint_loader(loader: Callable[[str, Rules], Policy | None]) -> None:
+    """Teach ``load_policy`` a checkpoint format: ``loader(path, rules)`` returns a ``Policy``,
+    or ``None`` if the file is not its format. Loaders are tried in registration order."""
+    _CHECKPOINT_LOADERS.append(loader)
+
+
+def load_policy(spec: str, rules: Rules) -> Policy:
+    """The policy named by ``spec`` for ``rules`` (see the module docstring)."""
+    from .heuristic import HeuristicAgent
+    from .random_agent import RandomAgent
+
+    if spec == "random":
+        return RandomAgent(rules)
+    if spec == "heuristic":
+        return HeuristicAgent(rules)
+    path = Path(spec)
+    if path.exists():
+        for loader in _CHECKPOINT_LOADERS:
+            policy = loader(str(path), rules)
+            if policy is not None:
+                return policy
+        raise ValueError(f"{spec!r} is a file, but no checkpoint loader recognises it "
+                         f"({len(_CHECKPOINT_LOADERS)} registered). Checkpoint loading is added "
+                         "by the trainer (agents.evaluate.register_checkpoint_loader); "
+                         f"built-in agents: {', '.join(BUILTIN)}")
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            obj = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"cannot load agent {spec!r}: {e}") from None
+        if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Policy)):
+            try:
+                obj = obj(rules)
+            except TypeError:
+                obj = obj()
+        if not isinstance(obj, Policy):
+            raise ValueError(f"{spec!r} is a {type(obj).__name__}, not a Policy (it needs "
+                             "act(obs, rng) and act_batch(obs, mask, rng); see agents.base)")
+        return obj
+    raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, a "
+                     "'module:attr' naming a Policy, or a checkpoint file path")
+
+
+def _names(specs: list[str]) -> list[str]:
+    out = []
+    for s in specs:
+        name = Path(s).stem if Path(s).exists() else s
+        k = sum(1 for o in out if o == name or o.startswith(name + "#"))
+        out.append(name if k == 0 else f"{name}#{k + 1}")
+    return out
+
+
+def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
+             progress: bool = False, policies: list[Policy] | None = None) -> dict:
+    """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict."""
+    if len(specs) < 2:
+        raise ValueError("name at least two agents (e.g. 'heuristic random')")
+    names = _names(specs)
+    policies = policies or [load_policy(s, rules) for s in specs]
+    start = time.perf_counter()
+    matches: dict[tuple[int, int], HandRecords] = {}
+    report = []
+    for i, j in combinations(range(len(specs)), 2):
+        rec = play_deals((policies[i], policies[j]), deals, rules, seed=seed, progress=progress,
+                         desc=f"{names[i]} vs {names[j]}")
+        matches[(i, j)] = rec
+        report.append({"a": names[i], "b": names[j], **summarize(rec)})
+    wall = time.perf_counter() - start
+    hands = sum(len(r) for r in matches.values())
+    return {"agents": names, "specs": list(specs), "deals": len(deals), "deal_seed": deals.seed,
+            "seed": seed, "rules": _rule_changes(rules), "matches": report,
+            "ratings": ratings(names, matches), "wall_time_s": wall,
+            "hands_per_s": hands / wall if wall > 0 else None}
+
+
+def _rule_changes(rules: Rules) -> dict:
+    default = Rules(decks=rules.decks)
+    out = {"decks": rules.decks}
+    for k, v in vars(rules).items():
+        if getattr(default, k) != v:
+            out[k] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def format_report(rep: dict) -> str:
+    lines = []
+    rules = ", ".join(f"{k}={v}" for k, v in rep["rules"].items())
+    lines.append(f"{rep['deals']} duplicate deals (x2 seatings), rules: {rules}; "
+                 f"deal seed {rep['deal_seed']}, agent seed {rep['seed']}")
+    for m in rep["matches"]:
+        a, b = m["a"], m["b"]
+        lo, hi = m["win_rate_ci"]
+        rlo, rhi = m["mean_reward_ci"]
+        alo, ahi = m["attacker_points_attacking_ci"]
+        dlo, dhi = m["attacker_points_defending_ci"]
+        lines += [
+            f"\n{a} vs {b}: {m['hands']} hands",
+            f"  {a} hand win rate        {_pct(m['win_rate'])}  95% CI [{_pct(lo)}, {_pct(hi)}]"
+            f"  ({m['wins']}/{m['hands']})",
+            f"  {a} mean reward (levels) {m['mean_reward']:+.3f}  95% CI [{rlo:+.3f}, {rhi:+.3f}]",
+            f"  attackers' points, {a} attacking  {m['attacker_points_attacking']:6.1f}  "
+            f"95% CI [{alo:.1f}, {ahi:.1f}]",
+            f"  attackers' points, {a} defending  {m['attacker_points_defending']:6.1f}  "
+            f"95% CI [{dlo:.1f}, {dhi:.1f}]",
+            f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; won "
+            f"{_pct(m['win_rate_as_dealer'])} as dealer side, {_pct(m['win_rate_as_attacker'])}"
+            " attacking",
+        ]
+    names = rep["agents"]
+    if len(names) > 2:
+        width = max(len(n) for n in names) + 2
+        lines.append("\nwin rate of row against column")
+        lines.append(" " * width + "".join(f"{n:>{width}}" for n in names))
+        for r in names:
+            cells = []
+            for c in names:
+                m = next((m for m in rep["matches"] if (m["a"], m["b"]) in ((r, c), (c, r))), None)
+                if m is None:
+                    cells.append(f"{'-':>{width}}")
+                else:
+                    w = m["win_rate"] if m["a"] == r else 1 - m["win_rate"]
+                    cells.append(f"{_pct(w):>{width}}")
+            lines.append(f"{r:<{width}}" + "".join(cells))
+    lines.append("\nratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma)")
+    for x in rep["ratings"]:
+        lines.append(f"  {x['agent']:<20} mu {x['mu']:6.2f}  sigma {x['sigma']:5.2f}  "
+                     f"ordinal {x['ordinal']:6.2f}")
+    lines.append(f"\nwall time {rep['wall_time_s']:.1f} s ({rep['hands_per_s']:.1f} hands/s)")
+    return "\n".join(lines)
+
+
+def _parse_rule(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--rule {text!r}: expected NAME=VALUE, e.g. "
+                                         "kitty_multiplier=POWER")
+    key, _, value = text.partition("=")
+    low = value.strip().lower()
+    if low in ("true", "false"):
+        return key.strip(), low == "true"
+    try:
+        return key.strip(), int(value)
+    except ValueError:
+        return key.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="shengji-eval", description="Play agents against each other on duplicate deals "
+        "(each deal twice, teams swapped) and report win rates with 95% confidence intervals.")
+    p.add_argument("agents", nargs="+", metavar="AGENT",
+                   help="random, heuristic, module:attr, or a checkpoint path (two or more)")
+    p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    p.add_argument("--decks", type=int, default=2, choices=(1, 2), help="card decks (default 2)")
+    p.add_argument("--rule", type=_parse_rule, action="append", default=[], metavar="NAME=VALUE",
+                   help="a rules option (RULES.md §11), repeatable")
+    p.add_argument("--save-deals", metavar="PATH", help="write the deal set to PATH (.npz)")
+    p.add_argument("--load-deals", metavar="PATH", help="play the deal set stored at PATH")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if len(args.agents) < 2:
+        print("shengji-eval: name at least two agents, e.g. 'shengji-eval heuristic random'",
+              file=sys.stderr)
+        return 2
+    try:
+        rules = Rules(decks=args.decks, **dict(args.rule))
+        if args.load_deals:
+            deals = Deals.load(args.load_deals)
+        else:
+            deals = Deals.generate(args.deals, rules, seed=args.seed)
+        if args.save_deals:
+            deals.save(args.save_deals)
+        rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress)
+    except (ValueError, NotImplementedError, OSError) as e:
+        print(f"shengji-eval: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(rep, indent=2) if args.json else format_report(rep))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""PettingZoo AEC environment ``shengji_v0``: one Shengji game, four agents (DESIGN.md §4).
+
+    from shengji_env import env
+    e = env(decks=1, render_mode="ansi")          # rules options as keywords, or rules=Rules(...)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, info = e.last()
+        action = None if termination or truncation else \\
+            int(np.random.choice(np.flatnonzero(obs["action_mask"])))
+        e.step(action)
+
+Agents ``player_0 … player_3`` sit in playing order; partners are ``player_i`` and
+``player_{i+2}`` (team 0 = players 0 and 2). Agents act in the order the game asks them — during
+the deal only players with a legal declaration are asked, so turns are *not* round-robin.
+
+Observation (``Dict``)
+=================  ============  ===========================================================
+key                space         meaning
+=================  ============  ===========================================================
+``observation``    Box float32   the flat encoding of ``core/observe.py`` (its docstring has the
+                   [N]           table with offsets; ``N = 1121`` for default rules), seats
+                                 relative to the observing agent; ``core.observe.decode`` reads
+                                 it by name
+``action_mask``    Box int8[A]   1 = legal for the agent to act; all zeros for the others and
+                                 after the episode
+=================  ============  ===========================================================
+
+An agent that is not to act sees no selection (the selection being built belongs to the seat
+to act, and is not shown to the table until it is played).
+
+Actions (``Discrete(A)``, ``A = 66`` for 2 decks and default rules)
+============  ==============================================================================
+id            meaning
+============  ==============================================================================
+0-53          ``CARD(c)``: add one copy of card ``c`` to the selection (play or bury); a
+              follow is committed when it reaches the lead's size
+54            ``PASS``: make no declaration now
+55            ``END``: the leader ends the selection; it is the lead
+56 …          ``DECLARE``: ``rules.declare.declaration_actions(cfg)`` names each id
+then          ``NAME`` (5, only for ``declaration_mode="POST_DEAL_PARTNER_FIRST"``), ``CHOOSE``
+              (5, only for ``failed_throw_choice="NEXT_PLAYER"``)
+============  ==============================================================================
+``describe_action(action, cfg)`` names any id.
+
+Rewards: zero-sum between teams, given when a hand ends (``reward="levels"`` by default,
+DESIGN.md §4); ``last()`` reports everything an agent received since its previous turn.
+``terminations`` become True for every agent when the episode (a hand, or a match with
+``episode="match"``) ends; there are no truncations.
+
+Illegal actions: by default ``step`` raises ``IllegalActionError`` (a ``ValueError``) listing
+the legal actions by name. With ``illegal_action="penalize"`` the episode ends instead: the
+offending team gets -1 per agent, the other team +1 (still zero-sum), and every agent's info
+holds ``"illegal_action": True``.
+
+Infos: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY" …}``; the others ``{}``.
+When the episode ends every agent's info holds ``"attacker_points"`` and ``"team_levels"``.
+
+Version history
+  v0 (0.1.0): first release.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import cards
+from .core.engine import Engine
+from .core.observe import layout as obs_layout
+from .rules import declare
+from .rules.config import Rules, make_rules
+from .rules.game import END, PASS, Phase, action_layout
+
+AGENTS = tuple(f"player_{i}" for i in range(4))
+ILLEGAL_MODES = ("raise", "penalize")
+
+
+class IllegalActionError(ValueError):
+    """An action outside the acting agent's legal mask."""
+
+
+def describe_action(action: int, cfg: Rules) -> str:
+    """A readable name of action id ``action`` under ``cfg`` ("H:A", "pass", "declare 2x H")."""
+    a = int(action)
+    lay = action_layout(cfg)
+    if 0 <= a < 54:
+        return cards.name(a)
+    if a == PASS:
+        return "pass"
+    if a == END:
+        return "end"
+    table = declare.declaration_actions(cfg)
+    if declare.DECLARE_BASE <= a < declare.DECLARE_BASE + len(table):
+        kind, suit, k = table[a - declare.DECLARE_BASE]
+        what = cards.SUITS[suit] if kind == declare.LEVEL else declare.KIND_NAMES[kind]
+        return f"declare {k}x {what}"
+    if lay.name_base >= 0 and lay.name_base <= a < lay.name_base + 5:
+        return "name " + ("S", "H", "C", "D", "NT")[a - lay.name_base]
+    if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + 5:
+        return f"choose {a - lay.choose_base}"
+    return f"<no action {a}>"
+
+
+def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
+    """``float32[N]`` — game 0 of ``state`` as seen by absolute ``seat``.
+
+    The engine encodes the seat to act; for any other seat (or after the hand) we encode a
+    shallow copy whose ``to_act`` is ``seat`` and whose selection is empty: the selection being
+    built belongs to the seat to act and is not visible to the others.
+
+    After the hand (phase OVER) the engine keeps the last trick in ``trick`` although it is
+    already counted in ``played``; ``played + trick`` would then exceed ``decks``. The final
+    observation therefore shows that trick in ``played`` only.
+    """
+    if int(state.to_act[0]) == seat:
+        return eng.observe(state)[0]
+    changes = {"to_act": np.array([seat], dtype=np.int8),
+               "selection": np.zeros_like(state.selection)}
+    if int(state.phase[0]) == Phase.OVER:
+        changes |= {"trick": np.zeros_like(state.trick), "in_trick": np.zeros_like(state.in_trick)}
+    return eng.observe(dataclasses.replace(state, **changes))[0]
+
+
+def observation_bounds(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """``float32[N]`` low and high: card counts 0..decks, flags 0..1; the attackers' points
+    scalar may go below 0 or above 1 (throw penalties, kitty bonus), so it is unbounded."""
+    at = obs_layout(cfg)
+    n = max(s.stop for s in at.values())
+    low, high = np.zeros(n, np.float32), np.ones(n, np.float32)
+    for name in ("hand", "selection", "trick", "played", "shown", "revealed", "kitty",
+                 "candidates"):
+        if name in at:
+            high[at[name]] = cfg.decks
+    low[at["scalars"].start], high[at["scalars"].start] = -np.inf, np.inf
+    return low, high
+
+
+class raw_env(AECEnv, EzPickle):
+    """Shengji as a PettingZoo ``AECEnv`` (see the module docstring for spaces and rewards).
+
+    ``rules``: a ``Rules`` (or pass its options as keywords); ``illegal_action``: ``"raise"``
+    or ``"penalize"``; ``episode``, ``reward``, ``levels``, ``dealer``: as ``core.Engine``;
+    ``seed``: seed used by a ``reset()`` without one.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "shengji_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, rules: Rules | None = None, *,
+                 illegal_action: str = "raise", episode: str = "hand", reward: str = "levels",
+                 levels=(0, 0), dealer=None, seed: int | None = None, **rule_options):
+        EzPickle.__init__(self, render_mode=render_mode, rules=rules,
+                          illegal_action=illegal_action, episode=episode, reward=reward,
+                          levels=levels, dealer=dealer, seed=seed, **rule_options)
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r}; expected None, 'ansi' or 'human'")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r}; expected one of {ILLEGAL_MODES}")
+        self.cfg = make_rules(rules, **rule_options)
+        self.render_mode, self.illegal_action = render_mode, illegal_action
+        self.engine = Engine(self.cfg, 1, 0, episode=episode, reward=reward, levels=levels,
+                             dealer=dealer, auto_forced=False)
+        self.possible_agents = list(AGENTS)
+        n, a = self.engine.obs_size, self.engine.num_actions
+        low, high = observation_bounds(self.cfg)
+        self.observation_spaces = {
+            name: gymnasium.spaces.Dict({
+                "observation": gymnasium.spaces.Box(low, high, (n,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (a,), np.int8)})
+            for name in AGENTS}
+        self.action_spaces = {name: gymnasium.spaces.Discrete(a) for name in AGENTS}
+        self._seed_rng = np.random.default_rng(seed)
+        self.state = None
+
+    # spaces: the same objects on every call (PettingZoo seeds them through identity)
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new episode. ``seed`` fixes it (and later unseeded resets); ``options`` is
+        accepted for API compatibility and ignored."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = int(self._seed_rng.integers(2**31))
+        self.state = self.engine.reset(seeds=np.array([game_seed]))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.illegal = False
+        self.agent_selection = AGENTS[int(self.state.to_act[0])]
+        self._set_infos()
+
+    def _set_infos(self, final: dict | None = None):
+        self.infos = {a: dict(final or {}) for a in self.agents}
+        seat = int(self.state.to_act[0])
+        if seat >= 0 and not self.terminations.get(AGENTS[seat], True):
+            mask = self.engine.legal_mask(self.state)[0]
+            self.infos[AGENTS[seat]].update(legal_moves=np.flatnonzero(mask).tolist(),
+                                            phase=Phase(int(self.state.phase[0])).name)
+
+    def observe(self, agent):
+        seat = AGENTS.index(agent)
+        mask = np.zeros(self.engine.num_actions, dtype=np.int8)
+        if (seat == int(self.state.to_act[0]) and not self.illegal):
+            mask[:] = self.engine.legal_mask(self.state)[0]
+        return {"observation": observe_seat(self.engine, self.state, seat), "action_mask": mask}
+
+    def legal_actions(self, agent=None) -> list[int]:
+        """Legal action ids of ``agent`` (default: the agent to act); empty if not its turn."""
+        seat = AGENTS.index(agent or self.agent_selection)
+        if seat != int(self.state.to_act[0]) or self.illegal:
+            return []
+        return np.flatnonzero(self.engine.legal_mask(self.state)[0]).tolist()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        a = int(action)
+        seat = AGENTS.index(agent)
+        mask = self.engine.legal_mask(self.state)[0]
+        self._cumulative_rewards[agent] = 0.0
+        if not (0 <= a < mask.size and mask[a]):
+            if self.illegal_action == "raise":
+                legal = ", ".join(f"{i} ({describe_action(i, self.cfg)})"
+                                  for i in np.flatnonzero(mask))
+                raise IllegalActionError(
+                    f"illegal action {a} ({describe_action(a, self.cfg)}) for {agent} in phase "
+                    f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
+            # penalize: the offending team -1, the other +1 (zero-sum), episode over
+            self.illegal = True
+            self.rewards = {x: (-1.0 if i % 2 == seat % 2 else 1.0) for i, x in enumerate(AGENTS)}
+            self.terminations = {x: True for x in self.agents}
+            self._accumulate_rewards()
+            self._set_infos({"illegal_action": True, "offender": agent})
+            return
+        self.state, rewards, done = self.engine.step(self.state, np.array([a]))
+        self.rewards = {x: float(rewards[0, i]) for i, x in enumerate(AGENTS)}
+        self._accumulate_rewards()
+        if done[0]:
+            self.terminations = {x: True for x in self.agents}
+            self._set_infos({"attacker_points": int(self.state.attacker_points[0]),
+                             "team_levels": self.state.team_levels[0].tolist()})
+        else:
+            self.agent_selection = AGENTS[int(self.state.to_act[0])]
+            self._set_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ rendering
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "pass render_mode='ansi' or 'human' to env()")
+            return None
+        from .render import render_state
+        text = render_state(self.engine, self.state, 0, color=self.render_mode == "human")
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass
+
+    def game_log(self) -> list[tuple[int, int]]:
+        """The episode's decisions as (seat, action)."""
+        return self.engine.game_log(self.state, 0)
+
+
+def env(**kwargs) -> AECEnv:
+    """``raw_env`` with PettingZoo's classic wrappers: bounds check, then call-order checks."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+__all__ = ["env", "raw_env", "describe_action", "observe_seat", "IllegalActionError", "AGENTS"]

@@ -1,0 +1,98 @@
+"""A readable table view of one game: trump, level, points, whose turn, the current trick, and
+every hand grouped by effective suit in trump order (off-suits high → low, then trump high → low,
+as ``rules.canonical_order``). ``color=True`` adds ANSI colours for terminals; plain for logs.
+
+    print(render_state(engine, state, g=0))                 # every hand shown (a spectator)
+    print(render_state(engine, state, g=0, seat=0))         # only seat 0's hand (a player)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import cards
+from .rules.game import Phase
+from .rules.order import NT, TRUMP, TRUMP_NAMES, TrumpContext, canonical_order
+
+SEAT_NAMES = ("N", "W", "S", "E")  # RULES.md §1.3
+RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
+
+
+def _card(c: int, color: bool, full: bool) -> str:
+    # off-suit groups are labelled by their suit, so the rank suffices; trump mixes suits
+    text = cards.name(c) if full else cards.name(c).split(":")[-1]
+    if color and (c == cards.BJ or (c < 52 and cards.SUITS[c // 13] in "HD")):
+        return f"{RED}{text}{RESET}"
+    return text
+
+
+def group_by_suit(counts: np.ndarray, level: int, trump: int, always_trump_two: bool = False,
+                  color: bool = False) -> list[tuple[str, str]]:
+    """``[(suit label, "A A K …"), …]`` for a count vector ``uint8[54]``, in trump order.
+
+    ``trump`` -1 (not decided yet) groups as under no-trump: level cards and jokers as trump.
+    """
+    t = NT if trump < 0 else int(trump)
+    ctx = TrumpContext(level=int(level), trump=t, always_trump_two=always_trump_two)
+    groups: dict[int, list[str]] = {}
+    for c in canonical_order(int(level), t, always_trump_two):
+        n = int(counts[c])
+        if n:
+            e = int(ctx.effective_suits[c])
+            groups.setdefault(e, []).extend([_card(int(c), color, e == TRUMP)] * n)
+    label = {e: cards.SUITS[e] for e in range(4)} | {TRUMP: "trump"}
+    return [(label[e], " ".join(v)) for e, v in groups.items()]
+
+
+def format_hand(counts, level, trump, always_trump_two=False, color=False) -> str:
+    """One line: ``S: A K 7 | H: … | trump: BJ LJ …`` (``-`` for an empty hand)."""
+    parts = [f"{k}: {v}" for k, v in group_by_suit(counts, level, trump, always_trump_two, color)]
+    return " | ".join(parts) or "-"
+
+
+def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = False) -> str:
+    """Text table of game ``g`` of a ``BatchState`` ``s`` run by engine ``eng``.
+
+    ``seat``: show only that seat's hand (what a player may see); ``None`` shows all four.
+    """
+    cfg = eng.cfg
+    b = (lambda x: f"{BOLD}{x}{RESET}") if color else (lambda x: x)
+    phase = Phase(int(s.phase[g]))
+    level, trump, dealer = int(s.level[g]), int(s.trump[g]), int(s.dealer[g])
+    to_act = int(s.to_act[g])
+    trump_txt = "undecided" if trump < 0 else TRUMP_NAMES[trump]
+    dealer_txt = "undecided" if dealer < 0 else f"{dealer} ({SEAT_NAMES[dealer]})"
+    turn = "-" if to_act < 0 else f"seat {to_act} ({SEAT_NAMES[to_act]})"
+    lines = [b(f"Shengji  phase {phase.name}  level {cards.RANKS[level]}  trump {trump_txt}  "
+               f"dealer {dealer_txt}"),
+             f"attackers' points {int(s.captured[g]) + int(s.penalty[g])}  "
+             f"tricks won {int(s.tricks_done[g])}  "
+             f"team levels {cards.RANKS[int(s.team_levels[g, 0])]} / "
+             f"{cards.RANKS[int(s.team_levels[g, 1])]}  to act: {turn}"]
+    if phase == Phase.DECLARE:
+        lines.append(f"cards dealt {int(s.dealt[g])}/{4 * cfg.hand_size}")
+    if int(s.decl_player[g]) >= 0:
+        shown = s.shown[g, int(s.decl_player[g])]
+        lines.append(f"declaration: seat {int(s.decl_player[g])} shows {cards.format(shown)}")
+    if int(s.in_trick[g]):
+        leader = int(s.leader[g])
+        plays = [f"{(leader + i) % 4}: {cards.format(s.trick[g, (leader + i) % 4])}"
+                 for i in range(int(s.in_trick[g]))]
+        lines.append("trick: " + " | ".join(plays))
+    if int(s.last_lead[g].sum()) and int(s.tricks_done[g]):
+        lines.append(f"last trick won by seat {int(s.last_winner[g])}")
+    seats = range(4) if seat is None else [seat]
+    for i in seats:
+        mark = "*" if i == to_act else " "
+        hand = format_hand(s.hands[g, i], level, trump, cfg.always_trump_two, color)
+        lines.append(f"{mark}{i} {SEAT_NAMES[i]}  {hand}")
+    if to_act >= 0 and int(s.selection[g].sum()) and (seat is None or seat == to_act):
+        lines.append(f"selection: {cards.format(s.selection[g])}")
+    if phase == Phase.OVER:
+        lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; team levels "
+                     f"{cards.RANKS[int(s.team_levels[g, 0])]} / "
+                     f"{cards.RANKS[int(s.team_levels[g, 1])]}")
+    return "\n".join(lines)
+
+
+__all__ = ["render_state", "format_hand", "group_by_suit", "SEAT_NAMES"]
