@@ -8,4 +8,4 @@ from .base import BasePolicy, Policy, policy_from_fn
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
-__all__ = ["Policy", "BasePolicy", "policy_from_fn", "RandomAgent", "HeuristicAgent"]
+__all__ = ["BasePolicy", "HeuristicAgent", "Policy", "RandomAgent", "policy_from_fn"]

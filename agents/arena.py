@@ -28,8 +28,17 @@ from shengji_env import Rules
 from shengji_env.core.observe import observe_game
 from shengji_env.rules.game import Game
 
-__all__ = ["DEALS_FORMAT_VERSION", "Deals", "HandRecords", "play_deals", "play_hand", "wilson",
-           "mean_ci", "summarize", "ratings"]
+__all__ = [
+    "DEALS_FORMAT_VERSION",
+    "Deals",
+    "HandRecords",
+    "mean_ci",
+    "play_deals",
+    "play_hand",
+    "ratings",
+    "summarize",
+    "wilson",
+]
 
 DEALS_FORMAT_VERSION = 1  #: version of the .npz deal-set layout (bump on any change)
 Z95 = float(stats.norm.ppf(0.975))
@@ -73,7 +82,7 @@ class Deals:
         return int(self.decks.shape[1] // 54)
 
     @classmethod
-    def generate(cls, num_deals: int, rules: Rules, seed: int = 0) -> "Deals":
+    def generate(cls, num_deals: int, rules: Rules, seed: int = 0) -> Deals:
         """``num_deals`` shuffled deals for ``rules`` from ``numpy.random.default_rng(seed)``.
 
         The first drawer is ``rules.initial_first_drawer``, or drawn when it is ``"RANDOM"``.
@@ -97,7 +106,7 @@ class Deals:
                             seed=np.int64(self.seed))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Deals":
+    def load(cls, path: str | Path) -> Deals:
         """Read a deal set written by ``save`` (``allow_pickle=False``)."""
         with np.load(path, allow_pickle=False) as f:
             missing = {"format_version", "decks", "first_drawers"} - set(f.files)
@@ -136,7 +145,7 @@ class HandRecords:
     def __len__(self) -> int:
         return int(self.deal.size)
 
-    def mirrored(self) -> "HandRecords":
+    def mirrored(self) -> HandRecords:
         """The same hands seen from agent B."""
         return HandRecords(self.deal, 1 - self.a_seats, self.dealer, ~self.a_dealer, self.trump,
                            self.attacker_points, -self.a_reward)
@@ -164,40 +173,67 @@ def play_hand(policies, deck: np.ndarray, first_drawer: int, rules: Rules,
     return game, rewards
 
 
-def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0,
-               progress: bool = False, desc: str | None = None) -> HandRecords:
+def _play_rows(policies, deals: Deals, rules: Rules, seed: int, rows: np.ndarray,
+               on_hand=None) -> np.ndarray:
+    """Play the hands ``rows`` (row = 2·deal + seating); returns ``float64[len(rows), 5]``:
+    dealer, trump, attacker points, A's reward, and the row."""
+    a, b = policies
+    out = np.zeros((len(rows), 5), dtype=np.float64)
+    for k, row in enumerate(rows):
+        i, a_seats = divmod(int(row), 2)
+        seats = [a, b, a, b] if a_seats == 0 else [b, a, b, a]
+        rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
+        game, rewards = play_hand(seats, deals.decks[i].astype(np.int64),
+                                  int(deals.first_drawers[i]), rules, rngs)
+        out[k] = (game.dealer, game.trump, game.attacker_points,
+                  rewards[a_seats], row)
+        if on_hand is not None:
+            on_hand()
+    return out
+
+
+def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bool = False,
+               desc: str | None = None, workers: int = 1) -> HandRecords:
     """Play every deal twice, ``policies = (A, B)`` swapping seats; returns ``HandRecords``.
 
     Row order: deal 0 with A in seats 0/2, deal 0 with A in seats 1/3, deal 1, ...
+    ``workers > 1`` spreads the hands over processes (the policies must pickle); the records
+    are identical for any number of workers.
     """
     if len(policies) != 2:
         raise ValueError(f"play_deals takes two policies (A, B), got {len(policies)}")
     if deals.num_card_decks != rules.decks:
         raise ValueError(f"the deals use {deals.num_card_decks} deck(s) but the rules say "
                          f"decks={rules.decks}")
-    a, b = policies
-    n = 2 * len(deals)
-    rec = HandRecords(np.repeat(np.arange(len(deals), dtype=np.int32), 2),
-                      np.tile(np.array([0, 1], dtype=np.int8), len(deals)),
-                      np.zeros(n, np.int8), np.zeros(n, bool), np.zeros(n, np.int8),
-                      np.zeros(n, np.int16), np.zeros(n, np.float32))
+    if workers < 1:
+        raise ValueError(f"workers={workers}; expected 1 or more")
     from tqdm import tqdm
 
+    n = 2 * len(deals)
     bar = tqdm(total=n, desc=desc, unit="hand", disable=not progress, leave=False)
-    for row in range(n):
-        i, a_seats = int(rec.deal[row]), int(rec.a_seats[row])
-        seats = [a, b, a, b] if a_seats == 0 else [b, a, b, a]
-        rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
-        game, rewards = play_hand(seats, deals.decks[i].astype(np.int64), int(deals.first_drawers[i]),
-                         rules, rngs)
-        rec.dealer[row] = game.dealer
-        rec.a_dealer[row] = game.dealer % 2 == a_seats
-        rec.trump[row] = game.trump
-        rec.attacker_points[row] = game.attacker_points
-        rec.a_reward[row] = rewards[a_seats]
-        bar.update()
+    if workers == 1:
+        table = _play_rows(policies, deals, rules, seed, np.arange(n), bar.update)
+    else:
+        import concurrent.futures as cf
+
+        chunks = np.array_split(np.arange(n), min(n, 8 * workers))
+        parts = []
+        with cf.ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows)
+                       for rows in chunks]
+            for fut in cf.as_completed(futures):
+                parts.append(fut.result())
+                bar.update(len(parts[-1]))
+        table = np.concatenate(parts)
+        table = table[np.argsort(table[:, 4])]
     bar.close()
-    return rec
+    row = table[:, 4].astype(np.int64)
+    dealer = table[:, 0].astype(np.int8)
+    return HandRecords(deal=(row // 2).astype(np.int32), a_seats=(row % 2).astype(np.int8),
+                       dealer=dealer, a_dealer=dealer % 2 == row % 2,
+                       trump=table[:, 1].astype(np.int8),
+                       attacker_points=table[:, 2].astype(np.int16),
+                       a_reward=table[:, 3].astype(np.float32))
 
 
 # ------------------------------------------------------------------------------ statistics

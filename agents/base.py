@@ -18,12 +18,19 @@ from __future__ import annotations
 
 import inspect
 import sys
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Policy", "BasePolicy", "FunctionPolicy", "policy_from_fn", "masked_argmax",
-           "check_batch"]
+__all__ = [
+    "BasePolicy",
+    "FunctionPolicy",
+    "Policy",
+    "check_batch",
+    "masked_argmax",
+    "policy_from_fn",
+]
 
 
 @runtime_checkable

@@ -21,17 +21,23 @@ import inspect
 import json
 import sys
 import time
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
-from typing import Callable
 
 from shengji_env import Rules
 
 from .arena import Deals, HandRecords, play_deals, ratings, summarize
 from .base import Policy
 
-__all__ = ["load_policy", "register_checkpoint_loader", "evaluate", "main", "play_deals",
-           "Deals"]
+__all__ = [
+    "Deals",
+    "evaluate",
+    "load_policy",
+    "main",
+    "play_deals",
+    "register_checkpoint_loader",
+]
 
 BUILTIN = ("random", "heuristic")
 _CHECKPOINT_LOADERS: list[Callable[[str, Rules], Policy | None]] = []
@@ -69,16 +75,28 @@ def load_policy(spec: str, rules: Rules) -> Policy:
         except (ImportError, AttributeError) as e:
             raise ValueError(f"cannot load agent {spec!r}: {e}") from None
         if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Policy)):
-            try:
-                obj = obj(rules)
-            except TypeError:
-                obj = obj()
+            obj = _build(obj, rules, spec)
         if not isinstance(obj, Policy):
             raise ValueError(f"{spec!r} is a {type(obj).__name__}, not a Policy (it needs "
                              "act(obs, rng) and act_batch(obs, mask, rng); see agents.base)")
         return obj
     raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, a "
                      "'module:attr' naming a Policy, or a checkpoint file path")
+
+
+def _build(factory: Callable, rules: Rules, spec: str):
+    """Call a class or factory with the rules if it takes an argument, else with none."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return factory(rules)
+    for args in ((rules,), ()):
+        try:
+            sig.bind(*args)
+        except TypeError:
+            continue
+        return factory(*args)
+    raise ValueError(f"{spec!r} must take the Rules or no argument; its signature is {sig}")
 
 
 def _names(specs: list[str]) -> list[str]:
@@ -91,7 +109,8 @@ def _names(specs: list[str]) -> list[str]:
 
 
 def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
-             progress: bool = False, policies: list[Policy] | None = None) -> dict:
+             progress: bool = False, policies: list[Policy] | None = None,
+             workers: int = 1) -> dict:
     """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict."""
     if len(specs) < 2:
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
@@ -102,7 +121,7 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
     report = []
     for i, j in combinations(range(len(specs)), 2):
         rec = play_deals((policies[i], policies[j]), deals, rules, seed=seed, progress=progress,
-                         desc=f"{names[i]} vs {names[j]}")
+                         desc=f"{names[i]} vs {names[j]}", workers=workers)
         matches[(i, j)] = rec
         report.append({"a": names[i], "b": names[j], **summarize(rec)})
     wall = time.perf_counter() - start
@@ -139,16 +158,16 @@ def format_report(rep: dict) -> str:
         dlo, dhi = m["attacker_points_defending_ci"]
         lines += [
             f"\n{a} vs {b}: {m['hands']} hands",
-            f"  {a} hand win rate        {_pct(m['win_rate'])}  95% CI [{_pct(lo)}, {_pct(hi)}]"
-            f"  ({m['wins']}/{m['hands']})",
+            (f"  {a} hand win rate        {_pct(m['win_rate'])}  95% CI [{_pct(lo)}, {_pct(hi)}]"
+             f"  ({m['wins']}/{m['hands']})"),
             f"  {a} mean reward (levels) {m['mean_reward']:+.3f}  95% CI [{rlo:+.3f}, {rhi:+.3f}]",
-            f"  attackers' points, {a} attacking  {m['attacker_points_attacking']:6.1f}  "
-            f"95% CI [{alo:.1f}, {ahi:.1f}]",
-            f"  attackers' points, {a} defending  {m['attacker_points_defending']:6.1f}  "
-            f"95% CI [{dlo:.1f}, {dhi:.1f}]",
-            f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; won "
-            f"{_pct(m['win_rate_as_dealer'])} as dealer side, {_pct(m['win_rate_as_attacker'])}"
-            " attacking",
+            (f"  attackers' points, {a} attacking  {m['attacker_points_attacking']:6.1f}  "
+             f"95% CI [{alo:.1f}, {ahi:.1f}]"),
+            (f"  attackers' points, {a} defending  {m['attacker_points_defending']:6.1f}  "
+             f"95% CI [{dlo:.1f}, {dhi:.1f}]"),
+            (f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; won "
+             f"{_pct(m['win_rate_as_dealer'])} as dealer side, "
+             f"{_pct(m['win_rate_as_attacker'])} attacking"),
         ]
     names = rep["agents"]
     if len(names) > 2:
@@ -200,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a rules option (RULES.md §11), repeatable")
     p.add_argument("--save-deals", metavar="PATH", help="write the deal set to PATH (.npz)")
     p.add_argument("--load-deals", metavar="PATH", help="play the deal set stored at PATH")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes to play in (default 1; results do not depend on it)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -219,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             deals = Deals.generate(args.deals, rules, seed=args.seed)
         if args.save_deals:
             deals.save(args.save_deals)
-        rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress)
+        rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
+                       workers=args.workers)
     except (ValueError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {e}", file=sys.stderr)
         return 2

@@ -35,7 +35,7 @@ from shengji_env.rules.game import END, PASS, Phase, action_layout
 from .base import BasePolicy
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
-__all__ = ["HeuristicAgent", "trump_strength", "plan_bury"]
+__all__ = ["HeuristicAgent", "plan_bury", "trump_strength"]
 
 DECLARE_BASE = declare_rules.DECLARE_BASE
 
@@ -53,25 +53,29 @@ def trump_strength(hand: np.ndarray, trump: int, level: int) -> float:
     return float(score)
 
 
-def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int) -> np.ndarray:
+def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,
+              points_allowed: bool = True) -> np.ndarray:
     """``int64[54]`` — the ``size`` cards to bury from ``hand`` (the dealer's cards, kitty
-    included): void short off-suits without aces or points, then fill with low off-suit cards."""
+    included): void short off-suits without aces or points, then fill with low off-suit cards;
+    trump only when the off-suits run out. ``points_allowed=False`` (RULES.md §5.2 variant):
+    point cards only when nothing else is left."""
     hand = np.asarray(hand, dtype=np.int64)
     eff, idx = ctx.effective_suits, ctx.order_indices
     off = np.where(eff != TRUMP, hand, 0)
-    top_idx = int(ctx.suit_size[0]) - 1 if ctx.trump != 0 else int(ctx.suit_size[1]) - 1
+    top = ctx.suit_size[np.minimum(eff, 3)].astype(np.int64) - 1  # the ace of each off-suit
     # cost of burying a card: points (the kitty may be multiplied for the attackers), an ace
-    # or other high card, breaking a pair
-    cost = (1.0 * POINTS + np.where(idx >= top_idx, 8.0, 0.0) + np.where(idx == top_idx - 1, 1.5, 0.0)
+    # or king, breaking a pair; forbidden points cost more than anything else
+    cost = (1.0 * POINTS + np.where(idx >= top, 8.0, 0.0) + np.where(idx == top - 1, 1.5, 0.0)
             + 0.25 * idx + np.where(hand >= 2, 3.0, 0.0))
+    if not points_allowed:
+        cost = cost + 1000.0 * (POINTS > 0)
+    trump_cost = 100.0 + idx + 2.0 * POINTS + (0.0 if points_allowed else 1000.0 * (POINTS > 0))
     if int(off.sum()) <= size:
-        rest = size - int(off.sum())
-        trumps = np.where(eff == TRUMP, hand, 0)
-        return off + pick_cheapest(trumps, rest, idx + 2.0 * POINTS)
+        return pick_cheapest(hand, size, np.where(eff == TRUMP, trump_cost, cost))
     suits = [s for s in range(4) if off[eff == s].sum() > 0]
     best, best_score = (), -1e9
-    for mask in range(1 << len(suits)):
-        chosen = [suits[i] for i in range(len(suits)) if mask >> i & 1]
+    for chosen_mask in range(1 << len(suits)):
+        chosen = [suits[i] for i in range(len(suits)) if chosen_mask >> i & 1]
         n = sum(int(off[eff == s].sum()) for s in chosen)
         if n > size:
             continue
@@ -168,7 +172,8 @@ class HeuristicAgent(BasePolicy):
     def _plan(self, view) -> np.ndarray:
         ctx = self.ctx(view.level, view.trump)
         if view.phase == Phase.BURY:
-            return plan_bury(view.hand, ctx, self.rules.kitty_size)
+            return plan_bury(view.hand, ctx, self.rules.kitty_size,
+                             self.rules.kitty_point_cards_allowed)
         t = Table.build(view, self.rules, ctx)
         if view.leading:
             return plan_lead(t)
@@ -187,7 +192,7 @@ class HeuristicAgent(BasePolicy):
         hand_size = self.rules.hand_size
         best, best_ratio = PASS, 0.0
         for a in legal:
-            kind, suit, k = self._table[a - DECLARE_BASE]
+            kind, suit, _ = self._table[a - DECLARE_BASE]
             trump = suit if kind == declare_rules.LEVEL else 4
             ratio = trump_strength(view.hand, trump, view.level) / max(held, 1)
             if trump == 4:

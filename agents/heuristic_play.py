@@ -19,16 +19,24 @@ being half of a pair, and (when the opponents would get it) its points.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from shengji_env import cards
-from shengji_env.rules import TRUMP, TrumpContext, decompose, legal_next_cards, trick_winner
+from shengji_env.rules import (
+    TRUMP,
+    TrumpContext,
+    decompose,
+    is_legal_follow,
+    legal_next_cards,
+    trick_winner,
+)
 
 POINTS = cards.POINTS.astype(np.int64)
 TRUMP_BONUS = 14.0  # a trump is worth more than any off-suit card (order indices reach 11)
 
-__all__ = ["Table", "plan_lead", "plan_follow", "units_of_shape", "pick_cheapest"]
+__all__ = ["Table", "pick_cheapest", "plan_follow", "plan_lead", "units_of_shape"]
 
 
 def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
@@ -83,7 +91,7 @@ class Table:
     after_me: list = field(default_factory=list)  # relative seats still to play after me
 
     @classmethod
-    def build(cls, view, rules, ctx: TrumpContext) -> "Table":
+    def build(cls, view, rules, ctx: TrumpContext) -> Table:
         hand = view.hand.astype(np.int64)
         seen = hand + view.played.astype(np.int64).sum(axis=0)
         if view.dealer == 0:
@@ -119,7 +127,8 @@ class Table:
     def cards_left(self) -> int:
         return int(self.hand.sum())
 
-    def costs(self, lead_suit: int | None = None) -> dict[str, np.ndarray]:
+    @cached_property
+    def costs(self) -> dict[str, np.ndarray]:
         """Per-card costs ``float64[54]``: ``keep`` (ducking), ``give`` (to a partner),
         ``discard`` (off-suit, when void): low = play it."""
         strength = self.idx + np.where(self.eff == TRUMP, TRUMP_BONUS, 0.0)
@@ -180,7 +189,7 @@ def _ruff_danger(t: Table, suit: int) -> bool:
 def plan_lead(t: Table) -> np.ndarray:
     """The whole lead ``int64[54]`` (one effective suit, non-empty)."""
     hand, ctx, view = t.hand, t.ctx, t.view
-    cost = t.costs()["keep"]
+    cost = t.costs["keep"]
     present = [s for s in range(5) if t.suit_cards(hand, s).any()]
     options: list[tuple[float, np.ndarray]] = []
     my_trumps = int(t.suit_cards(hand, TRUMP).sum())
@@ -203,28 +212,67 @@ def plan_lead(t: Table) -> np.ndarray:
             for u in units:
                 if u.k >= 2 and not cards.points(u.counts) and not _ruff_danger(t, s):
                     options.append((40 + 4 * u.length - u.top, u.counts.astype(np.int64)))
-            # a low single from a short suit, working towards a void to ruff in
+            # a low single from a short suit, working towards a void to ruff in; not from a
+            # suit whose point cards would then be caught
             low = pick_cheapest(mine, 1, cost)
             c = int(np.flatnonzero(low)[0])
             if not POINTS[c]:
-                options.append((30 - 2 * mine.sum() - 0.5 * t.idx[c] - 3 * (hand[c] >= 2), low))
+                options.append((30 - 2 * mine.sum() - 0.5 * t.idx[c] - 3 * (hand[c] >= 2)
+                                - 0.3 * cards.points(mine), low))
         else:
-            strong = my_trumps >= max(3, unseen_trumps // 2) and not opps_out_of_trump
+            # long in trump: draw the opponents' trumps (the dealer side, or anyone holding
+            # more trumps than all the others together)
+            strong = (my_trumps >= max(3, unseen_trumps // 2) and not opps_out_of_trump
+                      and (view.dealer_side or my_trumps >= unseen_trumps))
             if safe and (strong or (view.dealer_side and t.cards_left <= 6)):
                 play = sum(u.counts.astype(np.int64) for u in safe)
                 options.append((85 + play.sum(), play))
-            if strong and view.dealer_side:
+            low = pick_cheapest(mine, 1, cost)
+            if strong:
                 for u in units:
                     if u.k >= 2:
                         options.append((50 + 2 * u.length - 0.5 * u.top, u.counts.astype(np.int64)))
-            options.append((10 - 0.5 * cost[pick_cheapest(mine, 1, cost).argmax()],
-                            pick_cheapest(mine, 1, cost)))
+                if not cards.points(low):
+                    options.append((45 - 0.5 * t.idx[int(low.argmax())], low))
+            options.append((10 - 0.5 * cost[int(low.argmax())], low))
     if not options:
         return pick_cheapest(hand, 1, cost)
     return max(options, key=lambda o: o[0])[1]
 
 
 # ------------------------------------------------------------------------------ following
+
+def _cheap_follow(t: Table, cost: np.ndarray) -> np.ndarray:
+    """The cheapest in-suit follow meeting the structure obligation (§8.2), for a player with
+    at least n cards of the led suit: the lead's tractors if I have them (longest first), then
+    pairs up to the lead's pairs, then single cards — each time the cheapest under ``cost``.
+    Checked with ``is_legal_follow``; the slow card-by-card construction is the fallback."""
+    suit, n = t.lead_suit, int(t.lead.sum())
+    mine = t.suit_cards(t.hand, suit)
+    if n == 1 or t.rules.decks == 1:
+        return pick_cheapest(mine, n, cost)
+    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    pairs_led = sum(u.length for u in units if u.k == 2)
+    rest, play, pairs = mine.copy(), np.zeros(54, dtype=np.int64), 0
+    for m in sorted((u.length for u in units if u.k == 2 and u.length >= 2), reverse=True):
+        found = units_of_shape(rest, suit, 2, m, t.ctx)
+        if found:
+            u = min((u for _, u in found), key=lambda u: float(cost @ u))
+            play, rest, pairs = play + u, rest - u, pairs + m
+    while pairs < pairs_led:
+        doubles = np.flatnonzero(rest >= 2)
+        if not doubles.size:
+            break
+        c = int(doubles[np.argmin(cost[doubles])])
+        play[c] += 2
+        rest[c] -= 2
+        pairs += 1
+    play += pick_cheapest(rest, n - int(play.sum()), cost)
+    if is_legal_follow(t.hand.astype(np.uint8), t.lead.astype(np.uint8), play.astype(np.uint8),
+                       t.ctx, t.rules):
+        return play
+    return _greedy_follow(t, cost)
+
 
 def _greedy_follow(t: Table, cost: np.ndarray) -> np.ndarray:
     """A legal follow built card by card, cheapest legal card first (``legal_next_cards``)."""
@@ -253,44 +301,59 @@ def _in_suit_wins(t: Table, winner: int) -> list[tuple[int, np.ndarray]]:
     return [(tp, u) for tp, u in mine if tp > max(best)]
 
 
-def _ruffs(t: Table) -> list[np.ndarray]:
-    """Candidate ruffs (all-trump plays reproducing the lead's structure) that win now,
-    cheapest first."""
+def _ruffs(t: Table, winner: int) -> list[np.ndarray]:
+    """My ruffs (all-trump plays reproducing the lead's structure, §9.1) that would win now."""
     units = decompose(t.lead.astype(np.uint8), t.ctx)
     trumps = t.suit_cards(t.hand, TRUMP)
     n = int(t.lead.sum())
     if trumps.sum() < n:
         return []
-    out = []
     if len(units) == 1:
         k, length = units[0].shape
-        cands = [u for _, u in units_of_shape(trumps, TRUMP, k, length, t.ctx)]
-    else:  # a throw: the lowest units of each shape, singles from the rest
-        cands = []
-        rest = trumps.copy()
-        play = np.zeros(54, dtype=np.int64)
-        for u in units:
-            if u.k == 1:
-                continue
-            found = units_of_shape(rest, TRUMP, u.k, u.length, t.ctx)
-            if not found:
-                return []
-            play += found[0][1]
-            rest -= found[0][1]
-        singles = n - int(play.sum())
-        if rest.sum() < singles:
+        best = -1  # an in-suit winner is beaten by any ruff; a ruff only by a higher one (§9.2)
+        if int(t.eff[np.flatnonzero(t.plays[winner])[0]]) == TRUMP:
+            best = max((tp for tp, _ in units_of_shape(t.plays[winner], TRUMP, k, length, t.ctx)),
+                       default=99)
+        return [u for tp, u in units_of_shape(trumps, TRUMP, k, length, t.ctx) if tp > best]
+    # a throw: the lowest trump units of each shape, singles from the cheapest rest
+    rest = trumps.copy()
+    play = np.zeros(54, dtype=np.int64)
+    for u in units:
+        if u.k == 1:
+            continue
+        found = units_of_shape(rest, TRUMP, u.k, u.length, t.ctx)
+        if not found:
             return []
-        cost = t.costs()["keep"]
-        cands.append(play + pick_cheapest(rest, singles, cost))
-    for cand in cands:
-        if t.winner_pos(t.plays + [cand]) == len(t.plays):
-            out.append(cand)
-    return out
+        play += found[0][1]
+        rest -= found[0][1]
+    play += pick_cheapest(rest, n - int(play.sum()), t.costs["keep"])
+    return [play] if t.winner_pos(t.plays + [play]) == len(t.plays) else []
+
+
+def _choose_ruff(t: Table, winner: int, points_now: int, late: bool,
+                 c: dict) -> np.ndarray | None:
+    """The ruff to play, or None. A ruff nobody after me can overruff is worth it on a point
+    trick, or when my partner still plays (he can add points to it); its point trumps are then
+    banked. An uncertain ruff is tried only on a big trick."""
+    ruffs = _ruffs(t, winner)
+    if not ruffs:
+        return None
+    safe = [r for r in ruffs if t.safe_against_later(r)]
+    if safe:
+        cheap = min(safe, key=lambda r: float(c["keep"] @ r))
+        banked = min(safe, key=lambda r: float(c["give"] @ r))
+        low = float(c["keep"] @ cheap) <= (TRUMP_BONUS + 6) * int(cheap.sum())
+        if points_now >= 5 or late or (2 in t.after_me and low):
+            return banked if points_now >= 5 or late else cheap
+        return None
+    if points_now >= 15 or late:
+        return max(ruffs, key=lambda r: float(c["keep"] @ r))
+    return None
 
 
 def plan_follow(t: Table) -> np.ndarray:
     """The whole follow ``int64[54]`` (legal by construction; the caller double-checks)."""
-    c = t.costs()
+    c = t.costs
     n = int(t.lead.sum())
     suit = t.lead_suit
     mine = t.suit_cards(t.hand, suit)
@@ -305,25 +368,35 @@ def plan_follow(t: Table) -> np.ndarray:
         if partner_safe:
             return pick_cheapest(t.hand, n, c["give"])
         if suit != TRUMP and not partner_wins:
-            for ruff in _ruffs(t):
-                total = points_now + cards.points(ruff)
-                if total >= 10 or (total >= 5 and n == 1) or late:
-                    if t.safe_against_later(ruff) or total >= 15 or late:
-                        return ruff
+            ruff = _choose_ruff(t, winner, points_now, late, c)
+            if ruff is not None:
+                return ruff
         return pick_cheapest(t.hand, n, c["discard"])
     if have < n:
         rest = t.hand - mine
         return mine + pick_cheapest(rest, n - have, c["give"] if partner_safe else c["discard"])
     if partner_safe:
-        return _greedy_follow(t, c["give"])
+        return _cheap_follow(t, c["give"])
     ruffed = t.lead_suit != TRUMP and int(t.eff[np.flatnonzero(t.plays[winner])[0]]) == TRUMP
-    if not partner_wins and not ruffed:
+    duck = _cheap_follow(t, c["keep"])
+    lost = cards.points(duck)  # points I give away by ducking
+    if not ruffed:
         wins = _in_suit_wins(t, winner)
         safe = [(tp, u) for tp, u in wins if t.safe_against_later(u)]
         if safe:
-            tp, u = min(safe, key=lambda x: (x[0], c["keep"][x[1] > 0].sum()))
-            if points_now + cards.points(u) > 0 or not t.after_me or late:
+            u = min(safe, key=lambda x: (x[0], c["keep"][x[1] > 0].sum()))[1]
+            total = points_now + cards.points(u)
+            # take over from a partner who may still be beaten only when it secures points
+            if partner_wins:
+                if total >= 10:
+                    return u
+            elif total > 0 or lost > 0 or not t.after_me or late:
                 return u
-        elif wins and (points_now >= 10 or late) and len(t.after_me) <= 1:
-            return max(wins, key=lambda x: x[0])[1]
-    return _greedy_follow(t, c["keep"])
+        elif wins and not partner_wins:
+            u = max(wins, key=lambda x: x[0])[1]
+            # a gamble: on a big trick with one player left, or when ducking costs as many
+            # points as trying (e.g. K 10 left, a low card led: the K may win)
+            if (((points_now >= 10 or late) and len(t.after_me) <= 1)
+                    or (lost > 0 and cards.points(u) <= lost)):
+                return u
+    return duck

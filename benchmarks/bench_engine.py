@@ -19,14 +19,19 @@ from shengji_env.core import Engine
 from shengji_env.rules import Rules
 
 
-def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None) -> dict:
+def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None,
+        warmup: int = 300) -> dict:
+    """Time ``steps`` steps after ``warmup`` untimed ones (games desynchronise: steady state)."""
     eng = Engine(rules or Rules(), num_games, seed)
     state = eng.reset()
     rng = np.random.default_rng(seed)
     obs_buf = np.zeros((num_games, eng.obs_size), dtype=np.float32)
     decisions = hands = 0
     start = time.perf_counter()
-    for _ in range(steps):
+    for t in range(warmup + steps):
+        if t == warmup:
+            decisions = hands = 0
+            start = time.perf_counter()
         mask = eng.legal_mask(state)
         eng.observe(state, out=obs_buf)
         actions = np.where(mask, rng.random(mask.shape), -1.0).argmax(1)
@@ -42,16 +47,17 @@ def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None) -
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=300, help="timed steps per run")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--decks", type=int, default=2)
+    ap.add_argument("--warmup", type=int, default=300, help="untimed steps before timing")
     args = ap.parse_args(argv)
     rules = Rules(decks=args.decks)
     results = {}
     print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
     for b in args.sizes:
-        steps = max(20, args.steps * 64 // max(b, 64)) if b > 64 else args.steps
-        runs = [run(b, steps, seed=r, rules=rules) for r in range(args.repeats)]
+        warm = args.warmup if b <= 1024 else args.warmup // 2
+        runs = [run(b, args.steps, seed=r, rules=rules, warmup=warm) for r in range(args.repeats)]
         med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
         results[b] = med
         print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")

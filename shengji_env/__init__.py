@@ -5,7 +5,10 @@ the batched numpy engine.
 """
 
 from . import cards, rules
+from .aec import env, raw_env
 from .rules.config import Rules
+from .single import SingleAgentEnv
+from .vector import VecEnv
 
-__all__ = ["cards", "rules", "Rules"]
+__all__ = ["Rules", "SingleAgentEnv", "VecEnv", "cards", "env", "raw_env", "rules"]
 __version__ = "0.1.0"

@@ -61,8 +61,6 @@ Version history
 
 from __future__ import annotations
 
-import dataclasses
-
 import gymnasium
 import numpy as np
 from gymnasium.utils import EzPickle
@@ -107,23 +105,8 @@ def describe_action(action: int, cfg: Rules) -> str:
 
 
 def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
-    """``float32[N]`` — game 0 of ``state`` as seen by absolute ``seat``.
-
-    The engine encodes the seat to act; for any other seat (or after the hand) we encode a
-    shallow copy whose ``to_act`` is ``seat`` and whose selection is empty: the selection being
-    built belongs to the seat to act and is not visible to the others.
-
-    After the hand (phase OVER) the engine keeps the last trick in ``trick`` although it is
-    already counted in ``played``; ``played + trick`` would then exceed ``decks``. The final
-    observation therefore shows that trick in ``played`` only.
-    """
-    if int(state.to_act[0]) == seat:
-        return eng.observe(state)[0]
-    changes = {"to_act": np.array([seat], dtype=np.int8),
-               "selection": np.zeros_like(state.selection)}
-    if int(state.phase[0]) == Phase.OVER:
-        changes |= {"trick": np.zeros_like(state.trick), "in_trick": np.zeros_like(state.in_trick)}
-    return eng.observe(dataclasses.replace(state, **changes))[0]
+    """``float32[N]`` — game 0 of ``state`` as seen by absolute ``seat``."""
+    return eng.observe(state, seats=np.array([seat]))[0]
 
 
 def observation_bounds(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +131,7 @@ class raw_env(AECEnv, EzPickle):
     ``seed``: seed used by a ``reset()`` without one.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "shengji_v0",
+    metadata = {"render_modes": ["ansi", "human"], "name": "shengji_v0",  # noqa: RUF012
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, rules: Rules | None = None, *,
@@ -287,4 +270,4 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
-__all__ = ["env", "raw_env", "describe_action", "observe_seat", "IllegalActionError", "AGENTS"]
+__all__ = ["AGENTS", "IllegalActionError", "describe_action", "env", "observe_seat", "raw_env"]

@@ -131,7 +131,7 @@ def parse(text: str, decks: int = 2) -> np.ndarray:
     return counts.astype(np.uint8)
 
 
-def format(counts: np.ndarray) -> str:  # noqa: A001 - public name fixed by DESIGN.md §2
+def format(counts: np.ndarray) -> str:
     """Inverse of :func:`parse`: ``uint8[54]`` → ``"S:A A K, H:10 10, Jk:BJ LJ"``.
 
     Within a suit ranks run high → low; jokers BJ before LJ. The empty set is ``""``.

@@ -65,10 +65,10 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     turn = "-" if to_act < 0 else f"seat {to_act} ({SEAT_NAMES[to_act]})"
     lines = [b(f"Shengji  phase {phase.name}  level {cards.RANKS[level]}  trump {trump_txt}  "
                f"dealer {dealer_txt}"),
-             f"attackers' points {int(s.captured[g]) + int(s.penalty[g])}  "
-             f"tricks won {int(s.tricks_done[g])}  "
-             f"team levels {cards.RANKS[int(s.team_levels[g, 0])]} / "
-             f"{cards.RANKS[int(s.team_levels[g, 1])]}  to act: {turn}"]
+             (f"attackers' points {int(s.captured[g]) + int(s.penalty[g])}  "
+              f"tricks won {int(s.tricks_done[g])}  "
+              f"team levels {cards.RANKS[int(s.team_levels[g, 0])]} / "
+              f"{cards.RANKS[int(s.team_levels[g, 1])]}  to act: {turn}")]
     if phase == Phase.DECLARE:
         lines.append(f"cards dealt {int(s.dealt[g])}/{4 * cfg.hand_size}")
     if int(s.decl_player[g]) >= 0:
@@ -95,4 +95,4 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     return "\n".join(lines)
 
 
-__all__ = ["render_state", "format_hand", "group_by_suit", "SEAT_NAMES"]
+__all__ = ["SEAT_NAMES", "format_hand", "group_by_suit", "render_state"]

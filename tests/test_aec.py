@@ -25,7 +25,7 @@ def play_random(e, seed=0, rng_seed=0):
     rng = np.random.default_rng(rng_seed)
     n, returns = 0, {a: 0.0 for a in e.possible_agents}
     for agent in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
+        obs, reward, term, trunc, _info = e.last()
         returns[agent] += reward
         if term or trunc:
             e.step(None)
@@ -132,5 +132,35 @@ def test_observation_of_waiting_agent_hides_selection():
 
 def test_match_episode_runs():
     e = env(decks=1, episode="match", levels=(11, 11))
-    n, returns = play_random(e, seed=0)
+    _n, returns = play_random(e, seed=0)
     assert returns["player_0"] == -returns["player_1"]
+
+
+# ---------------------------------------------------------------- Gymnasium single-agent wrapper
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_single_agent_check_env(kw):
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from shengji_env.single import ENV_ID
+    e = gymnasium.make(ENV_ID, **kw)
+    check_env(e.unwrapped)
+    e.close()
+
+
+def test_single_agent_team_episode():
+    from shengji_env import SingleAgentEnv
+    e = SingleAgentEnv(seats=(1, 3), decks=1)
+    _, info = e.reset(seed=0)
+    total, done = 0.0, False
+    while not done:
+        assert info["seat"] in (1, 3)
+        mask = e.action_masks()
+        assert mask.dtype == bool and mask.any()
+        _obs, r, done, _trunc, info = e.step(int(np.flatnonzero(mask)[0]))
+        total += r
+    assert total != 0
+    e.reset(seed=0)
+    bad = int(np.flatnonzero(~e.action_masks())[0])
+    _, r, done, _, info = e.step(bad)
+    assert done and r == -1.0 and info["illegal_action"]

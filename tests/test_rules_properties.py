@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 from shengji_env import cards
-from shengji_env.rules import (Rules, TrumpContext, decompose, is_legal_follow, legal_follows,
-                               legal_next_cards, trick_winner)
+from shengji_env.rules import (
+    Rules,
+    TrumpContext,
+    decompose,
+    is_legal_follow,
+    legal_follows,
+    legal_next_cards,
+    trick_winner,
+)
 from shengji_env.rules.play import submultisets
 
 

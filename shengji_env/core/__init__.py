@@ -4,4 +4,4 @@ from .engine import Engine
 from .state import BatchState
 from .tables import Tables
 
-__all__ = ["Engine", "BatchState", "Tables"]
+__all__ = ["BatchState", "Engine", "Tables"]

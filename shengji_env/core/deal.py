@@ -11,7 +11,7 @@ import numpy as np
 
 from ..rules.game import DECLARE_BASE, Phase
 
-WINDOW = 8  # cards scanned per pass when looking for the next decision in the deal
+WINDOW = 108  # cards scanned per pass for the next decision: a whole 2-deck deal
 _COLS = np.arange(4)
 
 
@@ -66,10 +66,15 @@ def prepare_counts(eng, s, G):
 
 def _deal_to(s, G, start, stop):
     """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands."""
-    for t in range(int((stop - start).max(initial=0))):
-        m = start + t < stop
-        g, j = G[m], (start + t)[m]
-        s.hands[g, (s.first_drawer[g] + j) % 4, s.deck[g, j]] += 1
+    width = int((stop - start).max(initial=0))
+    if width == 0:
+        return
+    js = start[:, None] + np.arange(width)
+    m = js < stop[:, None]
+    g = np.broadcast_to(G[:, None], js.shape)[m]
+    j = js[m]
+    # one unbuffered add: two identical cards may reach one seat inside a window
+    np.add.at(s.hands, (g, (s.first_drawer[g] + j) % 4, s.deck[g, j]), 1)
 
 
 def advance_deal(eng, s, G, ask=True):
@@ -154,5 +159,11 @@ def mask_declare(eng, s, G, out):
     out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, seats), seats, s, G)
 
 
-__all__ = ["advance_deal", "advance_window", "step_declare", "mask_declare", "prepare_counts",
-           "Phase"]
+__all__ = [
+    "Phase",
+    "advance_deal",
+    "advance_window",
+    "mask_declare",
+    "prepare_counts",
+    "step_declare",
+]

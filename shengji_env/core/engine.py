@@ -183,12 +183,15 @@ class Engine:
         if self.cfg.kitty_size == 0:
             trick.begin_play(s, np.array([g]))
 
-    def end_hand(self, s, g: int, winner: int, plays, rewards):
-        """Score a finished hand (§10), write rewards, then end the episode or deal the next."""
+    def end_hand(self, s, g: int, winner: int, plays, rewards, bonus: int = -1):
+        """Score a finished hand (§10), write rewards, then end the episode or deal the next.
+
+        ``bonus``: the kitty bonus when the caller computed it, -1 to compute it here."""
         cfg = self.cfg
         dealer = int(s.dealer[g])
         dug = winner % 2 != dealer % 2
-        if dug:
+        s.kitty_bonus[g] = max(bonus, 0)
+        if dug and bonus < 0:
             ctx = self.tables.context(int(s.level[g]), int(s.trump[g]))
             basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
                 plays[(winner - int(s.leader[g])) % 4]
@@ -257,9 +260,11 @@ class Engine:
         base = self.layout.choose_base
         out[:, base:base + 5] = np.arange(5) < s.n_candidates[G][:, None]
 
-    def observe(self, s: BatchState, out=None) -> np.ndarray:
-        """``float32[B, N]`` — each game's observation for its seat to act (module observe)."""
-        return observe.observe_batch(self, s, out)
+    def observe(self, s: BatchState, out=None, seats=None) -> np.ndarray:
+        """``float32[B, N]`` — each game's observation for its seat to act, or for ``seats``
+        (``int[B]``: what that seat knows; it sees no selection of another seat). Layout:
+        ``shengji_env.core.observe``."""
+        return observe.observe_batch(self, s, out, seats)
 
     # ------------------------------------------------------------------ stepping
     def step(self, s: BatchState, actions):
@@ -319,4 +324,4 @@ class Engine:
             self.begin_bury(s, int(g), int(s.dealer[g]), int(a) - self.layout.name_base)
 
 
-__all__ = ["Engine", "BatchState", "PASS", "DECLARE_BASE"]
+__all__ = ["DECLARE_BASE", "PASS", "BatchState", "Engine"]

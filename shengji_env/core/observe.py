@@ -192,29 +192,33 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
     return obs
 
 
-def observe_batch(eng, s, out=None) -> np.ndarray:
-    """``float32[B, N]`` — ``observe_game`` for every game of a ``BatchState`` at once."""
+def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
+    """``float32[B, N]`` — ``observe_game`` for every game of a ``BatchState`` at once, for the
+    seat to act or for ``seats`` (``int[B]``; a seat not to act sees no selection)."""
     cfg = eng.cfg
     B = s.num_games
+    at = layout(cfg)
     if out is None:
         out = np.zeros((B, size(cfg)), dtype=np.float32)
-    else:
-        out[:] = 0
-    at = layout(cfg)
+    else:  # card blocks are overwritten below; the rest is one-hot and sparse
+        out[:, at["trick_leader"]] = 0
+        out[:, at["kitty"].start:] = 0
     ar = np.arange(B)
     level, trump, dealer = (s.level.astype(np.int64), s.trump.astype(np.int64),
                             s.dealer.astype(np.int64))
     phase, leader = s.phase.astype(np.int64), s.leader.astype(np.int64)
     decl_player, decl_kind = s.decl_player.astype(np.int64), s.decl_kind.astype(np.int64)
     team_levels = s.team_levels.astype(np.int64)
-    seat = np.maximum(s.to_act, 0).astype(np.int64)
+    to_act = s.to_act.astype(np.int64)
+    seat = np.maximum(to_act if seats is None else np.asarray(seats, dtype=np.int64), 0)
     rel = (seat[:, None] + np.arange(4)) % 4  # relative seat r → absolute seat
 
     def rows(name, arr):
         out[:, at[name]] = arr[ar[:, None], rel].reshape(B, -1)
 
     out[:, at["hand"]] = s.hands[ar, seat]
-    out[:, at["selection"]] = s.selection
+    out[:, at["selection"]] = s.selection if seats is None else np.where(
+        (seat == to_act)[:, None], s.selection, 0)
     rows("trick", s.trick)
     started = s.in_trick > 0
     out[ar[started], at["trick_leader"].start + (leader[started] - seat[started]) % 4] = 1

@@ -127,7 +127,7 @@ class BatchState:
     log_len: np.ndarray
 
     @classmethod
-    def zeros(cls, num_games: int, cfg) -> "BatchState":
+    def zeros(cls, num_games: int, cfg) -> BatchState:
         """All-zero state for ``num_games`` games under ``cfg`` (filled by ``Engine.reset``)."""
         B, d = num_games, cfg.decks
         shapes = {
@@ -151,9 +151,14 @@ class BatchState:
             values[f.name] = np.zeros(shape, dtype=dtype)
         return cls(**values)
 
-    def copy(self) -> "BatchState":
+    def copy(self) -> BatchState:
         """A deep copy (every array copied)."""
         return BatchState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+    def take(self, games) -> BatchState:
+        """A new state holding copies of ``games`` (``int[g]``), in that order."""
+        G = np.asarray(games, dtype=np.int64)
+        return BatchState(**{f.name: getattr(self, f.name)[G] for f in fields(self)})
 
     @property
     def num_games(self) -> int:

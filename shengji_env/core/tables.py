@@ -34,6 +34,7 @@ class Tables:
 
     def __init__(self, cfg):
         self.cfg = cfg
+        self._contexts: dict[tuple[int, int], TrumpContext] = {}
         self.eff = np.zeros((NUM_CONTEXTS, 54), dtype=np.int8)
         self.idx = np.zeros((NUM_CONTEXTS, 54), dtype=np.int8)
         for level in range(13):
@@ -56,4 +57,8 @@ class Tables:
 
     def context(self, level: int, trump: int) -> TrumpContext:
         """The scalar ``TrumpContext`` of a context, for rare cases handled by ``rules/``."""
-        return TrumpContext(level, trump, self.cfg.decks, self.cfg.always_trump_two)
+        key = (level, trump)
+        if key not in self._contexts:  # cached: a context caches its own derived tables
+            self._contexts[key] = TrumpContext(level, trump, self.cfg.decks,
+                                               self.cfg.always_trump_two)
+        return self._contexts[key]

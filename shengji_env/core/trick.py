@@ -296,17 +296,36 @@ def end_tricks(eng, s, G, rewards):
     s.played[G] += s.trick[G]
     s.last_lead[G] = s.lead[G]
     s.last_winner[G] = win_seat
+    s.trick[G] = 0
+    s.lead[G] = 0
+    s.lead_n[G] = 0
+    s.in_trick[G] = 0
+    s.tricks_done[G] += 1
     over = ~s.hands[G].any((1, 2))
-    for i in np.flatnonzero(over):
-        eng.end_hand(s, int(G[i]), int(win_seat[i]), plays[i], rewards)
+    O = np.flatnonzero(over)
+    if O.size:
+        bonus = _kitty_bonus(eng, s, G[O], win_seat[O], plays[O], win[O])
+        for i, b in zip(O, bonus):
+            eng.end_hand(s, int(G[i]), int(win_seat[i]), plays[i], rewards, bonus=b)
     K = G[~over]
-    s.trick[K] = 0
-    s.lead[K] = 0
-    s.lead_n[K] = 0
-    s.in_trick[K] = 0
-    s.tricks_done[K] += 1
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
+
+
+_PAIR_FACTOR = {"FLAT2": 2, "LINEAR": 4, "POWER": 4, "TIERED": 4}  # f(pair) of §10.2
+
+
+def _kitty_bonus(eng, s, G, win_seat, plays, win):
+    """Kitty bonus of finished hands (§10.2), or -1 where the basis holds a tractor (then the
+    scalar ``rules.scoring`` decides). Without tractors the multiplier is 2, or f(pair)."""
+    cfg = eng.cfg
+    dug = win_seat % 2 != s.dealer[G] % 2
+    basis = plays[:, 0] if cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
+    mult = np.where((basis >= 2).any(1), _PAIR_FACTOR[cfg.kitty_multiplier], 2)
+    bonus = np.where(dug, (s.kitty[G] @ cards.POINTS) * mult, 0)
+    if cfg.decks > 1:
+        bonus = np.where(dug & _has_tractor(basis, s.idx[G]), -1, bonus)
+    return bonus
 
 
 def _winners(s, G, plays):

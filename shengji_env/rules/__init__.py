@@ -14,8 +14,26 @@ Public API (DESIGN.md §3)::
 """
 
 from .config import Rules, make_rules
-from .order import (NT, TRUMP, TrumpContext, canonical_order, effective_suit, is_trump,
-                    order_index, parse_trump, single_suit)
+from .order import (
+                    NT,
+                    TRUMP,
+                    TrumpContext,
+                    canonical_order,
+                    effective_suit,
+                    is_trump,
+                    order_index,
+                    parse_trump,
+                    single_suit,
+)
 from .patterns import Unit, decompose, is_throw, is_tractor, match_value, matches, pairs
-from .play import (ThrowResult, is_legal_follow, is_legal_lead, is_ruff, legal_follows,
-                   legal_next_cards, trick_points, trick_winner, validate_throw)
+from .play import (
+                    ThrowResult,
+                    is_legal_follow,
+                    is_legal_lead,
+                    is_ruff,
+                    legal_follows,
+                    legal_next_cards,
+                    trick_points,
+                    trick_winner,
+                    validate_throw,
+)

@@ -150,12 +150,12 @@ class Rules:
         """Points in play per hand: 100 per deck (RULES.md §3.5)."""
         return 100 * self.decks
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes) -> Rules:
         """A copy with some options changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def from_dict(cls, options: dict) -> "Rules":
+    def from_dict(cls, options: dict) -> Rules:
         """Build from a mapping, rejecting unknown option names with the list of known ones."""
         return cls(**options)
 

@@ -36,7 +36,7 @@ from ..cards import NUM_CARDS
 from . import declare, scoring
 from .config import Rules
 from .order import NT, TrumpContext
-from .patterns import decompose, is_throw
+from .patterns import is_throw
 from .play import legal_next_cards, trick_winner, validate_throw
 
 PASS = 54

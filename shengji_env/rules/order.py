@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import cards
-from ..cards import BJ, LJ, NUM_CARDS, NUM_RANKS
+from ..cards import LJ, NUM_CARDS, NUM_RANKS
 
 TRUMP = 4  #: effective suit of every trump card
 NT = 4  #: trump "suit" value meaning no-trump
@@ -60,7 +60,7 @@ class TrumpContext:
         object.__setattr__(self, "always_trump_two", bool(self.always_trump_two))
 
     @classmethod
-    def from_rules(cls, level, trump, rules) -> "TrumpContext":
+    def from_rules(cls, level, trump, rules) -> TrumpContext:
         """The context of a hand played under ``rules`` (a ``Rules``)."""
         return cls(level=level, trump=trump, decks=rules.decks,
                    always_trump_two=rules.always_trump_two)

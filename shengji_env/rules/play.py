@@ -16,8 +16,16 @@ import numpy as np
 from .. import cards
 from ..cards import NUM_CARDS
 from .order import TRUMP, TrumpContext, single_suit, suits_present
-from .patterns import (Unit, _placements, _suit_layout, decompose, match_value, pair_counts, pairs,
-                       tractor_pairs)
+from .patterns import (
+    Unit,
+    _placements,
+    _suit_layout,
+    decompose,
+    match_value,
+    pair_counts,
+    pairs,
+    tractor_pairs,
+)
 
 
 def _u8(x) -> np.ndarray:
