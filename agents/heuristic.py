@@ -150,8 +150,15 @@ class HeuristicAgent(BasePolicy):
             options = [t for t in range(5) if mask[base + t]]
             return base + max(options, key=lambda t: trump_strength(view.hand, t, view.level)
                               - (3.0 if t == 4 else 0.0))
+        if view.phase == Phase.CHOOSE:
+            # an opponent's throw failed and I pick the unit he must lead (RULES.md §7.4):
+            # the one carrying the fewest points, then the fewest cards
+            base = self._layout.choose_base
+            options = [i for i in range(mask.size - base) if mask[base + i]]
+            return base + min(options, key=lambda i: (cards.points(view.candidates[i]),
+                                                      int(view.candidates[i].sum())))
         if view.phase not in (Phase.BURY, Phase.PLAY):
-            return self._fallback(mask)  # CHOOSE: any candidate
+            return self._fallback(mask)
         key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
         plan = self._plans.get(key)
         if plan is None:

@@ -54,7 +54,7 @@ def play_both(cfg, seed, n, check_obs=True, **kw):
     """Random legal play in the engine and in ``n`` reference games fed the same actions."""
     eng = Engine(cfg, n, seed, **kw)
     s = eng.reset()
-    given = {k: kw[k] for k in ("levels", "dealer", "episode") if k in kw}
+    given = {k: kw[k] for k in ("levels", "dealer", "episode", "reward") if k in kw}
     games = [Game(cfg, seed + i, **given) for i in range(n)]
     rng = np.random.default_rng(seed)
     totals = np.zeros((n, 4))
@@ -184,3 +184,13 @@ def test_finished_games_ignore_actions_and_auto_forced_logs_everything():
                 assert g.to_act == seat
                 g.step(a)
         assert g.done and g.attacker_points == int(s.attacker_points[i])
+
+
+@pytest.mark.parametrize("reward", ["points", "win"])
+def test_agrees_on_reward_kinds(reward):
+    play_both(Rules(), seed=400, n=10, reward=reward)
+
+
+def test_agrees_on_match_wins():
+    play_both(Rules(decks=1, win_condition="MUST_DEFEND_A"), seed=500, n=3, check_obs=False,
+              episode="match", reward="win", levels=(11, 11))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.game import DECLARE_BASE, Phase
+from ..rules.game import DECLARE_BASE
 
-WINDOW = 108  # cards scanned per pass for the next decision: a whole 2-deck deal
 _COLS = np.arange(4)
 
 
@@ -77,41 +76,49 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands, (g, (s.first_drawer[g] + j) % 4, s.deck[g, j]), 1)
 
 
-def advance_deal(eng, s, G, ask=True):
-    """Deal until someone may declare (he is asked) or the deal is over (window opens)."""
+def plan_deal(eng, s, G, quiet=None):
+    """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
+    declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
+    nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED)."""
+    if not G.size:
+        return
     total = 4 * eng.cfg.hand_size
-    while G.size:
-        d0 = s.dealt[G].astype(np.int64)
-        js = d0[:, None] + np.arange(WINDOW)
-        valid = js < total
-        jc = np.minimum(js, total - 1)
-        seats = (s.first_drawer[G][:, None] + jc) % 4
-        if ask:
-            counts = s.deal_counts[G[:, None], jc]
-            ok = declare_mask(eng, counts, seats, s, G).any(-1) & valid
-        else:
-            ok = np.zeros(js.shape, dtype=bool)
-        found = ok.any(1)
-        first = ok.argmax(1)
-        stop = np.where(found, d0 + first + 1, np.minimum(d0 + WINDOW, total))
-        _deal_to(s, G, d0, stop)
-        s.dealt[G] = stop
-        asked = G[found]
-        s.to_act[asked] = seats[found, first[found]]
-        over = G[~found & (stop == total)]
-        if over.size:
-            s.kitty[over] = 0
-            for j in range(total, s.deck.shape[1]):
-                np.add.at(s.kitty, (over, s.deck[over, j]), 1)
-            if eng.cfg.declaration_mode == "FIXED":
-                for g in over:
-                    eng.finish_declaring(s, int(g))
-                over = over[:0]
-            post = eng.post_deal_mode(s, over)
-            s.window_seat[over] = np.where(post, (s.dealer[over] + 2) % 4, s.first_drawer[over])
-            s.window_passes[over] = 0
-            advance_window(eng, s, over)
-        G = G[~found & (stop < total)]
+    j = np.arange(total)
+    seats = (s.first_drawer[G][:, None] + j) % 4
+    ok = declare_mask(eng, s.deal_counts[G], seats, s, G).any(-1)
+    if quiet is not None:
+        ok &= ~quiet[:, None]
+    first = np.where(ok, j, total)
+    s.deal_next[G, :total] = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1]
+    s.deal_next[G, total] = total
+
+
+def advance_deal(eng, s, G):
+    """Deal until someone may declare (he is asked) or the deal is over (window opens)."""
+    if not G.size:
+        return
+    total = 4 * eng.cfg.hand_size
+    d0 = s.dealt[G].astype(np.int64)
+    nxt = s.deal_next[G, d0].astype(np.int64)
+    found = nxt < total
+    stop = np.where(found, nxt + 1, total)
+    _deal_to(s, G, d0, stop)
+    s.dealt[G] = stop
+    s.to_act[G[found]] = (s.first_drawer[G[found]] + nxt[found]) % 4
+    over = G[~found]
+    if not over.size:
+        return
+    s.kitty[over] = 0
+    for j in range(total, s.deck.shape[1]):
+        np.add.at(s.kitty, (over, s.deck[over, j]), 1)
+    if eng.cfg.declaration_mode == "FIXED":
+        for g in over:
+            eng.finish_declaring(s, int(g))
+        return
+    post = eng.post_deal_mode(s, over)
+    s.window_seat[over] = np.where(post, (s.dealer[over] + 2) % 4, s.first_drawer[over])
+    s.window_passes[over] = 0
+    advance_window(eng, s, over)
 
 
 def advance_window(eng, s, G):
@@ -144,6 +151,7 @@ def step_declare(eng, s, G, actions):
     card = np.where(kind == 0, suit.astype(np.int64) * 13 + s.level[D], 51 + kind)
     s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
     dealing = s.window_seat[G] < 0
+    plan_deal(eng, s, G[dealing & dec])  # a new declaration moves the next decision point
     advance_deal(eng, s, G[dealing])
     W = G[~dealing]
     s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
@@ -159,11 +167,5 @@ def mask_declare(eng, s, G, out):
     out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, seats), seats, s, G)
 
 
-__all__ = [
-    "Phase",
-    "advance_deal",
-    "advance_window",
-    "mask_declare",
-    "prepare_counts",
-    "step_declare",
-]
+__all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "prepare_counts",
+           "step_declare"]

@@ -131,8 +131,8 @@ class Engine:
         s.phase[G] = Phase.DECLARE
         deal.prepare_counts(self, s, G)
         quiet = self.post_deal_mode(s, G) | (cfg.declaration_mode == "FIXED")
-        deal.advance_deal(self, s, G[~quiet], ask=True)
-        deal.advance_deal(self, s, G[quiet], ask=False)
+        deal.plan_deal(self, s, G, quiet)
+        deal.advance_deal(self, s, G)
 
     def post_deal_mode(self, s, G) -> np.ndarray:
         """``bool[g]`` — declarations wait for the end of the deal (§4.7, later hands)."""
@@ -183,45 +183,69 @@ class Engine:
         if self.cfg.kitty_size == 0:
             trick.begin_play(s, np.array([g]))
 
-    def end_hand(self, s, g: int, winner: int, plays, rewards, bonus: int = -1):
-        """Score a finished hand (§10), write rewards, then end the episode or deal the next.
+    def end_hands(self, s, G, winners, plays, rewards, bonus):
+        """Score finished hands (§10), write rewards, then end the episodes or deal on.
 
-        ``bonus``: the kitty bonus when the caller computed it, -1 to compute it here."""
+        ``winners``: ``int[g]`` seats that won the last trick; ``plays``: ``uint8[g, 4, 54]``
+        the last trick in playing order; ``bonus``: ``int[g]`` kitty bonus, -1 where the
+        scalar rules must compute it (a tractor in the basis)."""
         cfg = self.cfg
-        dealer = int(s.dealer[g])
-        dug = winner % 2 != dealer % 2
-        s.kitty_bonus[g] = max(bonus, 0)
-        if dug and bonus < 0:
+        dealer = s.dealer[G].astype(np.int64)
+        dug = winners % 2 != dealer % 2
+        for i in np.flatnonzero(dug & (bonus < 0)):
+            g = int(G[i])
             ctx = self.tables.context(int(s.level[g]), int(s.trump[g]))
-            basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
-                plays[(winner - int(s.leader[g])) % 4]
-            s.kitty_bonus[g] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
-        points = int(s.captured[g]) + int(s.kitty_bonus[g]) + int(s.penalty[g])
-        s.attacker_points[g] = points
-        outcome = scoring.level_outcome(points, cfg)
-        levels, winner_team = scoring.apply_level_change(
-            (int(s.team_levels[g, 0]), int(s.team_levels[g, 1])), dealer % 2, outcome, cfg,
-            attackers_won_last_trick=dug)
-        s.team_levels[g] = levels
-        s.next_dealer[g] = nxt = scoring.next_dealer(dealer, outcome, cfg)
-        over = winner_team is not None
-        if self.reward == "win":
-            if self.episode == "hand":
-                rewards[g] += scoring.hand_rewards(outcome, dealer, reward="win")
-            elif over:
-                rewards[g] += np.where(np.arange(4) % 2 == winner_team, 1.0, -1.0)
+            basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
+                plays[i, (winners[i] - int(s.leader[g])) % 4]
+            bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
+        s.kitty_bonus[G] = np.maximum(bonus, 0)
+        points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]
+        s.attacker_points[G] = points
+        # §10.3 level change, as rules.scoring.level_outcome
+        step, p = cfg.level_step, np.maximum(points, 0)
+        take = p >= 2 * step
+        dealer_gain = np.select([p == 0, p < step, p < 2 * step], [3, 2, 1], 0)
+        att_gain = np.where(take, (p - 2 * step) // step, 0)
+        s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
+        team = np.where(take, 1 - dealer % 2, dealer % 2)
+        if cfg.win_condition == "PASS_A" and not cfg.mandatory_levels and not cfg.reset_when_dug_at_A:
+            target = s.team_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)
+            won = target > 12
+            s.team_levels[G, team] = np.minimum(target, 12)
+            s.winner_team[G] = np.where(won, team, -1)
+        else:  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules, game by game
+            for i, g in enumerate(G):
+                out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
+                levels, w = scoring.apply_level_change(tuple(int(x) for x in s.team_levels[g]),
+                                                       int(dealer[i]) % 2, out, cfg,
+                                                       attackers_won_last_trick=bool(dug[i]))
+                s.team_levels[g] = levels
+                s.winner_team[g] = -1 if w is None else w
+        rotation = cfg.dealer_rotation  # §10.4
+        hold_next = {"STANDARD": 2, "STAY_WHILE_HOLDING": 0, "ALWAYS_NEXT": 1}[rotation]
+        s.next_dealer[G] = (dealer + np.where(take, 1, hold_next)) % 4
+        over = s.winner_team[G] >= 0
+        # rewards (DESIGN §4): the attackers' value r, the dealer side -r
+        if self.reward == "levels":
+            r = np.where(take, 1 + att_gain, -dealer_gain).astype(np.float32)
+        elif self.reward == "points":
+            r = np.clip((points - 2 * step) / (2 * step), -1, 1).astype(np.float32)
         else:
-            rewards[g] += scoring.hand_rewards(outcome, dealer, reward=self.reward,
-                                               attacker_points=points, cfg=cfg)
-        s.winner_team[g] = -1 if winner_team is None else winner_team
-        s.outcome[g] = (outcome.dealer_side_gain, outcome.attackers_take_over,
-                        outcome.attackers_gain)
-        if self.episode == "match" and not over:
-            self._spill_log(s, g)
-            G = np.array([g])
-            self.start_hands(s, G, np.array([nxt]), np.array([nxt]))
-        else:
-            s.phase[g], s.to_act[g], s.done[g] = Phase.OVER, -1, True
+            r = np.where(take, 1.0, -1.0).astype(np.float32)
+        attackers = (np.arange(4)[None, :] % 2) != (dealer % 2)[:, None]
+        per_seat = np.where(attackers, r[:, None], -r[:, None])
+        if self.reward == "win" and self.episode == "match":  # ±1 for the match winner only
+            winner = s.winner_team[G][:, None]
+            per_seat = np.where(over[:, None], np.where(np.arange(4) % 2 == winner, 1.0, -1.0), 0)
+        rewards[G] += per_seat
+        if self.episode == "match":
+            more = G[~over]
+            for g in more:
+                self._spill_log(s, int(g))
+            nxt = s.next_dealer[more].copy()
+            self.start_hands(s, more, nxt, nxt)
+            G = G[over]
+        s.phase[G], s.to_act[G], s.done[G] = Phase.OVER, -1, True
 
     def _spill_log(self, s, g):
         n = int(s.log_len[g])

@@ -34,6 +34,8 @@ class BatchState:
     Deal and declarations (RULES.md §4)
       deck        int8[B, 54·d]   dealing order of this hand (card ids)
       deal_counts int8[B, 4·h, 6] after card j: its receiver's level cards per suit, LJ, BJ
+      deal_next   int16[B, 4·h+1] with j cards dealt: the next card whose receiver may declare
+                                  (4·h: none), under the current declaration
       dealt       int16[B]        cards dealt so far
       first_drawer int8[B]        seat that received the first card
       window_seat  int8[B]        next seat the closing window asks (-1: still dealing)
@@ -86,6 +88,7 @@ class BatchState:
     candidates: np.ndarray
     deck: np.ndarray
     deal_counts: np.ndarray
+    deal_next: np.ndarray
     dealt: np.ndarray
     first_drawer: np.ndarray
     window_seat: np.ndarray
@@ -137,7 +140,8 @@ class BatchState:
             "played": ((B, 4, 54), np.uint8), "shown": ((B, 4, 54), np.uint8),
             "revealed": ((B, 4, 54), np.uint8), "voids": ((B, 4, 5), bool),
             "candidates": ((B, MAX_CHOICES, 54), np.uint8), "deck": ((B, 54 * d), np.int8),
-            "deal_counts": ((B, 4 * cfg.hand_size, 6), np.int8), "dealt": ((B,), np.int16),
+            "deal_counts": ((B, 4 * cfg.hand_size, 6), np.int8),
+            "deal_next": ((B, 4 * cfg.hand_size + 1), np.int16), "dealt": ((B,), np.int16),
             "team_levels": ((B, 2), np.int8), "eff": ((B, 54), np.int8),
             "idx": ((B, 54), np.int8), "ctx": ((B,), np.int16), "lead_tractor": ((B,), bool),
             "first_hand": ((B,), bool), "done": ((B,), bool), "captured": ((B,), np.int16),

@@ -305,8 +305,7 @@ def end_tricks(eng, s, G, rewards):
     O = np.flatnonzero(over)
     if O.size:
         bonus = _kitty_bonus(eng, s, G[O], win_seat[O], plays[O], win[O])
-        for i, b in zip(O, bonus):
-            eng.end_hand(s, int(G[i]), int(win_seat[i]), plays[i], rewards, bonus=b)
+        eng.end_hands(s, G[O], win_seat[O], plays[O], rewards, bonus)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]

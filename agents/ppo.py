@@ -1,0 +1,234 @@
+"""PPO self-play pieces: collect whole hands, GAE over each seat's own decisions, the update.
+
+**Collection** (``collect_hands``). Every update starts all ``B`` games of the ``VecEnv`` afresh
+(seeded from the run seed and the update number, so a resumed run replays the same hands) and
+plays until each game has finished ``hands_per_env`` hands. In a ``VecEnv`` step exactly one seat
+acts per game; its decision is recorded with the game, the hand, the seat and the step. All four
+seats share the network (self-play), except the team run by an opponent-pool member in the hands
+drawn for the pool (``agents.pool``): those decisions are played but not recorded. A game that has
+finished its hands keeps stepping with the first legal action (never recorded) until the others
+finish; that waste (~15% of steps) is the price of updates that never split a hand, which is
+what lets a checkpoint hold no environment state and a resume be exact.
+
+**Credit** (``gae_by_seat``). Each (game, hand, seat) is one chain of decisions. Rewards come at
+the end of the hand (the seat's team reward, DESIGN.md §4), so the chain's last decision gets the
+reward and bootstraps from nothing; the others get 0 and bootstrap from the value of the same
+seat's next decision. GAE(γ, λ) runs backwards along each chain; returns = advantages + values.
+
+**Update** (``ppo_update``): clipped surrogate, value loss (optionally clipped), entropy bonus,
+advantages normalised per minibatch, gradient-norm clipping, Adam — CleanRL's ``ppo.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from shengji_env.vector import VecEnv
+
+from .nets import masked_distribution
+from .pool import OpponentPool
+
+__all__ = ["Batch", "collect_hands", "gae_by_seat", "ppo_update", "update_seeds"]
+
+
+@dataclass
+class Batch:
+    """M recorded decisions of the learner.
+
+    ``obs``: float32[M, N]; ``mask``: bool[M, A]; ``actions``: int64[M]; ``logp``: float32[M]
+    log-probability of the action when played; ``values``: float32[M] value estimate when played;
+    ``advantages`` / ``returns``: float32[M] from ``gae_by_seat``.
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray
+    actions: np.ndarray
+    logp: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.size)
+
+
+def update_seeds(seed: int, update: int, num_envs: int) -> int:
+    """Base game seed of update ``update``: game ``i`` gets ``base + i``; distinct for every
+    (update, game) of a run, and for different run seeds."""
+    return (int(seed) << 32) + int(update) * int(num_envs)
+
+
+def _sample(net: nn.Module, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator):
+    """Sample actions for ``obs`` float32[b, N] / ``mask`` bool[b, A] → (actions int64[b],
+    logp float32[b], values float32[b])."""
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(obs))
+        dist = masked_distribution(logits, torch.from_numpy(mask))
+        actions = torch.multinomial(dist.probs, 1, generator=gen).squeeze(1)
+        logp = dist.log_prob(actions)
+    return actions.numpy(), logp.numpy(), values.numpy()
+
+
+def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands_per_env: int,
+                  gamma: float, gae_lambda: float, np_rng: np.random.Generator,
+                  gen: torch.Generator, pool: OpponentPool | None = None,
+                  pool_net: nn.Module | None = None, pool_prob: float = 0.0
+                  ) -> tuple[Batch, dict]:
+    """Play ``hands_per_env`` hands in every game of ``venv``; returns the learner's ``Batch`` and
+    statistics of the finished hands (see the module docstring)."""
+    B, k = venv.num_envs, hands_per_env
+    obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
+    # per (game, hand): is one team run by the pool member, and which team (0: seats 0/2)
+    use_pool = pool is not None and len(pool) > 0 and pool_prob > 0
+    member = -1
+    if use_pool:
+        member = pool.sample(np_rng)
+        pool_net.load_state_dict(pool.members[member])
+    vs_pool = (np_rng.random((B, k)) < pool_prob) if use_pool else np.zeros((B, k), bool)
+    pool_team = np_rng.integers(0, 2, size=(B, k))
+    hands = np.zeros(B, dtype=np.int64)  # hands finished per game
+    ar = np.arange(B)
+    rec = {"obs": [], "mask": [], "actions": [], "logp": [], "values": [], "env": [],
+           "hand": [], "seat": [], "step": []}
+    final_rewards = np.zeros((B, k, 4), dtype=np.float32)
+    lengths = np.zeros((B, k), dtype=np.int64)
+    attacker_points = np.zeros((B, k), dtype=np.int64)
+    step, decisions = 0, 0
+    while (hands < k).any():
+        active = hands < k
+        h = np.minimum(hands, k - 1)
+        pooled = active & vs_pool[ar, h] & (to_act % 2 == pool_team[ar, h])
+        learn = active & ~pooled
+        actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
+        rows = np.flatnonzero(learn)
+        if rows.size:
+            o, m = obs[rows], mask[rows]  # fancy indexing copies: the buffers get overwritten
+            a, lp, v = _sample(net, o, m, gen)
+            actions[rows] = a
+            for key, val in (("obs", o), ("mask", m), ("actions", a), ("logp", lp),
+                             ("values", v), ("env", rows), ("hand", h[rows]),
+                             ("seat", to_act[rows].copy()), ("step", np.full(rows.size, step))):
+                rec[key].append(val)
+        prow = np.flatnonzero(pooled)
+        if prow.size:
+            actions[prow] = _sample(pool_net, obs[prow], mask[prow], gen)[0]
+        decisions += int(active.sum())
+        obs, mask, to_act, rewards, done, info = venv.step(actions)
+        step += 1
+        fin = np.flatnonzero(done & active)
+        if fin.size:
+            where = np.searchsorted(info["final_games"], fin)
+            final_rewards[fin, hands[fin]] = rewards[fin]
+            lengths[fin, hands[fin]] = info["episode"]["length"][where]
+            attacker_points[fin, hands[fin]] = info["episode"]["attacker_points"][where]
+            hands[fin] += 1
+    cat = {key: np.concatenate(val) for key, val in rec.items()}
+    adv, ret = gae_by_seat(cat["env"], cat["hand"], cat["seat"], cat["step"], cat["values"],
+                           final_rewards, gamma, gae_lambda)
+    batch = Batch(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
+                  cat["logp"].astype(np.float32), cat["values"].astype(np.float32), adv, ret)
+    learner_team = 1 - pool_team
+    lt_reward = np.take_along_axis(final_rewards, learner_team[..., None], axis=2)[..., 0]
+    stats = {
+        "hands": B * k, "decisions": decisions, "steps": step * B, "pool_member": member,
+        "pool_fraction": float(vs_pool.mean()),
+        "return_vs_pool": float(lt_reward[vs_pool].mean()) if vs_pool.any() else None,
+        "win_rate_vs_pool": float((lt_reward[vs_pool] > 0).mean()) if vs_pool.any() else None,
+        "abs_return": float(np.abs(final_rewards[..., 0]).mean()),
+        "length": float(lengths.mean()), "attacker_points": float(attacker_points.mean()),
+        "takeover_rate": float((attacker_points >= 2 * venv.cfg.level_step).mean()),  # RULES §10.3
+    }
+    return batch, stats
+
+
+def gae_by_seat(env, hand, seat, step, values, final_rewards, gamma: float, lam: float):
+    """GAE along each (game, hand, seat) chain of decisions (module docstring).
+
+    ``env``, ``hand``, ``seat``, ``step``: int[M] identify each decision and its order;
+    ``values``: float32[M]; ``final_rewards``: float32[B, hands, 4] per seat at the hand's end.
+    Returns ``(advantages, returns)``, float32[M] each, in the input order.
+    """
+    M = values.size
+    order = np.lexsort((step, seat, hand, env))
+    e, hd, s = env[order], hand[order], seat[order]
+    v = values[order].astype(np.float64)
+    last = np.ones(M, dtype=bool)  # last decision of its chain
+    last[:-1] = (e[1:] != e[:-1]) | (hd[1:] != hd[:-1]) | (s[1:] != s[:-1])
+    next_v = np.zeros(M)
+    next_v[:-1] = v[1:]
+    next_v[last] = 0.0
+    r = np.where(last, final_rewards[e, hd, s], 0.0)
+    delta = r + gamma * next_v - v
+    # position counted from the chain's end: 0 for the last decision
+    chain_id = np.concatenate([[0], np.cumsum(last[:-1])])
+    chain_end = np.flatnonzero(last)[chain_id]
+    from_end = chain_end - np.arange(M)
+    adv = np.zeros(M)
+    for p in range(int(from_end.max(initial=0)) + 1):
+        idx = np.flatnonzero(from_end == p)
+        adv[idx] = delta[idx] + (gamma * lam * adv[idx + 1] if p else 0.0)
+    out_adv = np.empty(M, dtype=np.float32)
+    out_adv[order] = adv
+    out_ret = (out_adv + values).astype(np.float32)
+    return out_adv, out_ret
+
+
+def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *,
+               epochs: int, minibatch_size: int, clip_coef: float, ent_coef: float,
+               vf_coef: float, max_grad_norm: float, norm_adv: bool = True,
+               clip_vloss: bool = False, target_kl: float = 0.0,
+               np_rng: np.random.Generator) -> dict:
+    """PPO epochs over ``batch``; returns the last epoch's mean losses and diagnostics."""
+    obs = torch.from_numpy(batch.obs)
+    mask = torch.from_numpy(batch.mask)
+    actions = torch.from_numpy(batch.actions)
+    old_logp = torch.from_numpy(batch.logp)
+    old_v = torch.from_numpy(batch.values)
+    adv_all = torch.from_numpy(batch.advantages)
+    ret = torch.from_numpy(batch.returns)
+    M = len(batch)
+    chunks = max(1, round(M / minibatch_size))
+    for _ in range(epochs):
+        log = {"policy_loss": [], "value_loss": [], "entropy": [], "old_approx_kl": [],
+               "approx_kl": [], "clipfrac": []}
+        for idx in np.array_split(np_rng.permutation(M), chunks):
+            mb = torch.from_numpy(idx)
+            logits, value = net(obs[mb])
+            dist = masked_distribution(logits, mask[mb])
+            logp = dist.log_prob(actions[mb])
+            entropy = dist.entropy().mean()
+            logratio = logp - old_logp[mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                log["old_approx_kl"].append(float((-logratio).mean()))
+                log["approx_kl"].append(float(((ratio - 1) - logratio).mean()))
+                log["clipfrac"].append(float(((ratio - 1).abs() > clip_coef).float().mean()))
+            adv = adv_all[mb]
+            if norm_adv and adv.numel() > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio,
+                                -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef)).mean()
+            if clip_vloss:
+                v_clipped = old_v[mb] + (value - old_v[mb]).clamp(-clip_coef, clip_coef)
+                v_loss = 0.5 * torch.max((value - ret[mb]) ** 2, (v_clipped - ret[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+            loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+            optimizer.step()
+            log["policy_loss"].append(float(pg_loss))
+            log["value_loss"].append(float(v_loss))
+            log["entropy"].append(float(entropy))
+        if target_kl > 0 and np.mean(log["approx_kl"]) > target_kl:
+            break
+    out = {k: float(np.mean(v)) for k, v in log.items()}
+    var = float(batch.returns.var())
+    out["explained_variance"] = (float(1 - (batch.returns - batch.values).var() / var)
+                                 if var > 0 else float("nan"))
+    return out
