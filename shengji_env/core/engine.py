@@ -27,6 +27,9 @@ from . import deal, observe, trick
 from .state import LOG_LEN, BatchState
 from .tables import Tables, context_id
 
+# plain ints for the hot paths (an IntEnum member lookup costs more than the array work at B=1)
+DECLARE, NAME, BURY, PLAY, CHOOSE, OVER = (int(p) for p in Phase)
+
 
 class Engine:
     """Batched Shengji engine.
@@ -245,7 +248,7 @@ class Engine:
             nxt = s.next_dealer[more].copy()
             self.start_hands(s, more, nxt, nxt)
             G = G[over]
-        s.phase[G], s.to_act[G], s.done[G] = Phase.OVER, -1, True
+        s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
 
     def _spill_log(self, s, g):
         n = int(s.log_len[g])
@@ -264,11 +267,13 @@ class Engine:
         if cached is not None:
             return cached
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
-        for phase, fill in ((Phase.DECLARE, deal.mask_declare), (Phase.BURY, trick.mask_bury),
-                            (Phase.PLAY, trick.mask_play), (Phase.NAME, self._mask_name),
-                            (Phase.CHOOSE, self._mask_choose)):
+        for phase, fill in ((DECLARE, deal.mask_declare), (BURY, trick.mask_bury),
+                            (PLAY, trick.mask_play), (NAME, self._mask_name),
+                            (CHOOSE, self._mask_choose)):
             G = np.flatnonzero(s.phase == phase)
-            if G.size:
+            if G.size == s.num_games:  # all games in one phase (common): fill in place
+                fill(self, s, G, mask)
+            elif G.size:
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 mask[G] = out
@@ -334,12 +339,12 @@ class Engine:
         s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
         s.log_len[G] += 1
         phase = s.phase[G].copy()
-        for ph, fn in ((Phase.DECLARE, deal.step_declare), (Phase.BURY, trick.step_bury),
-                       (Phase.NAME, self._step_name), (Phase.CHOOSE, trick.step_choose)):
+        for ph, fn in ((DECLARE, deal.step_declare), (BURY, trick.step_bury),
+                       (NAME, self._step_name), (CHOOSE, trick.step_choose)):
             m = phase == ph
             if m.any():
                 fn(self, s, G[m], actions[m])
-        m = phase == Phase.PLAY
+        m = phase == PLAY
         if m.any():
             trick.step_play(self, s, G[m], actions[m], rewards)
 

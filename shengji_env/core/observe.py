@@ -37,11 +37,13 @@ candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ..rules.game import MAX_CHOICES, Phase
 
+BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
 
@@ -56,8 +58,9 @@ def _blocks(cfg) -> list[tuple[str, int]]:
     return blocks
 
 
+@lru_cache(maxsize=64)
 def layout(cfg) -> dict[str, slice]:
-    """Block name → slice into the observation vector, for ``cfg`` (a ``Rules``)."""
+    """Block name → slice into the observation vector, for ``cfg`` (a ``Rules``; cached)."""
     out, at = {}, 0
     for name, size in _blocks(cfg):
         out[name] = slice(at, at + size)
@@ -224,9 +227,12 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     out[ar[started], at["trick_leader"].start + (leader[started] - seat[started]) % 4] = 1
     rows("played", s.played + s.trick)
     rows("shown", s.shown)
-    rows("revealed", s.revealed)
-    mine = (dealer == seat) & (s.phase >= Phase.BURY)
-    out[mine, at["kitty"]] = np.where((s.phase[mine] > Phase.BURY)[:, None], s.kitty[mine],
+    if s.revealed.any():  # failed throws are rare: skip the gather when nothing is revealed
+        rows("revealed", s.revealed)
+    else:
+        out[:, at["revealed"]] = 0
+    mine = (dealer == seat) & (s.phase >= BURY)
+    out[mine, at["kitty"]] = np.where((s.phase[mine] > BURY)[:, None], s.kitty[mine],
                                       s.picked_up[mine])
     out[:, at["voids"]] = s.voids[ar[:, None], rel].reshape(B, -1)
     out[ar, at["level"].start + level] = 1
@@ -242,7 +248,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     out[:, sc + 1] = s.tricks_done / h
     out[:, sc + 2] = s.lead_n / h
     out[:, sc + 3] = s.dealt / (4 * h)
-    out[:, sc + 4] = (s.phase == Phase.PLAY) & (leader == seat) & (s.in_trick == 0)
+    out[:, sc + 4] = (s.phase == PLAY) & (leader == seat) & (s.in_trick == 0)
     out[:, sc + 5] = (dealer >= 0) & (dealer % 2 == seat % 2)
     out[ar, at["phase"].start + phase] = 1
     out[ar, at["team_levels"].start + team_levels[ar, seat % 2]] = 1

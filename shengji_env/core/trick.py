@@ -13,6 +13,8 @@ from .. import cards
 from ..rules import play as rules_play
 from ..rules.game import END, Phase
 
+PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
+
 TRUMP = 4
 _BIG = 1 << 12
 
@@ -55,7 +57,7 @@ def step_bury(eng, s, G, actions):
 
 
 def begin_play(s, G):
-    s.phase[G] = Phase.PLAY
+    s.phase[G] = PLAY
     s.leader[G] = s.dealer[G]
     s.to_act[G] = s.dealer[G]
 
@@ -211,7 +213,7 @@ def commit_leads(eng, s, G):
         _fail_bookkeeping(eng, s, G[i:i + 1], sel[i:i + 1], np.array([returned]))
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     Ch = G[chooser]
-    s.phase[Ch] = Phase.CHOOSE
+    s.phase[Ch] = CHOOSE
     s.to_act[Ch] = (s.leader[Ch] + 1) % 4
     set_leads(eng, s, G[~chooser], lead[~chooser])
 
@@ -247,7 +249,7 @@ def set_leads(eng, s, G, lead):
     s.candidates[had] = 0
     s.n_candidates[G] = 0
     s.in_trick[G] = 1
-    s.phase[G] = Phase.PLAY
+    s.phase[G] = PLAY
     s.to_act[G] = (leader + 1) % 4
 
 
