@@ -37,3 +37,16 @@ from .play import (
                     trick_winner,
                     validate_throw,
 )
+from .declare import Declaration, DeclareState, declaration_actions, legal_declarations
+from .game import Game, Phase, action_layout
+from .scoring import LevelOutcome, apply_level_change, kitty_multiplier, level_outcome, next_dealer
+
+__all__ = [
+    "NT", "TRUMP", "Declaration", "DeclareState", "Game", "LevelOutcome", "Phase", "Rules",
+    "ThrowResult", "TrumpContext", "Unit", "action_layout", "apply_level_change",
+    "canonical_order", "declaration_actions", "decompose", "effective_suit", "is_legal_follow",
+    "is_legal_lead", "is_ruff", "is_throw", "is_tractor", "is_trump", "kitty_multiplier",
+    "legal_declarations", "legal_follows", "legal_next_cards", "level_outcome", "make_rules",
+    "match_value", "matches", "next_dealer", "order_index", "pairs", "parse_trump",
+    "single_suit", "trick_points", "trick_winner", "validate_throw",
+]
