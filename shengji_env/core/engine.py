@@ -71,6 +71,11 @@ class Engine:
         self.num_actions = self.layout.size
         self.obs_size = observe.size(cfg)
         self.rngs: list[np.random.Generator] = []
+        self._mask_fill = {DECLARE: deal.mask_declare, BURY: trick.mask_bury,
+                           PLAY: trick.mask_play, NAME: Engine._mask_name,
+                           CHOOSE: Engine._mask_choose}
+        self._step_fn = {DECLARE: deal.step_declare, BURY: trick.step_bury,
+                         NAME: Engine._step_name, CHOOSE: trick.step_choose}
         self.history: list[list] = []
 
     # ------------------------------------------------------------------ episodes
@@ -267,25 +272,25 @@ class Engine:
         if cached is not None:
             return cached
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
-        for phase, fill in ((DECLARE, deal.mask_declare), (BURY, trick.mask_bury),
-                            (PLAY, trick.mask_play), (NAME, self._mask_name),
-                            (CHOOSE, self._mask_choose)):
-            G = np.flatnonzero(s.phase == phase)
-            if G.size == s.num_games:  # all games in one phase (common): fill in place
-                fill(self, s, G, mask)
-            elif G.size:
+        count = np.bincount(s.phase, minlength=len(Phase))
+        for phase in np.flatnonzero(count[:OVER]):
+            fill = self._mask_fill[phase]
+            if count[phase] == s.num_games:  # all games in one phase (common): fill in place
+                fill(self, s, np.arange(s.num_games), mask)
+            else:
+                G = np.flatnonzero(s.phase == phase)
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 mask[G] = out
         s.__dict__["_mask"] = mask
         return mask
 
-    def _mask_name(self, eng, s, G, out):
+    def _mask_name(self, s, G, out):
         base = self.layout.name_base
         out[:, base:base + 4] = True
         out[:, base + 4] = self.cfg.allow_no_trump_declaration
 
-    def _mask_choose(self, eng, s, G, out):
+    def _mask_choose(self, s, G, out):
         base = self.layout.choose_base
         out[:, base:base + 5] = np.arange(5) < s.n_candidates[G][:, None]
 
@@ -339,16 +344,14 @@ class Engine:
         s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
         s.log_len[G] += 1
         phase = s.phase[G].copy()
-        for ph, fn in ((DECLARE, deal.step_declare), (BURY, trick.step_bury),
-                       (NAME, self._step_name), (CHOOSE, trick.step_choose)):
-            m = phase == ph
-            if m.any():
-                fn(self, s, G[m], actions[m])
-        m = phase == PLAY
-        if m.any():
-            trick.step_play(self, s, G[m], actions[m], rewards)
+        for ph in np.flatnonzero(np.bincount(phase, minlength=len(Phase))):
+            sub = slice(None) if ph == phase[0] and (phase == ph).all() else phase == ph
+            if ph == PLAY:
+                trick.step_play(self, s, G[sub], actions[sub], rewards)
+            else:
+                self._step_fn[ph](self, s, G[sub], actions[sub])
 
-    def _step_name(self, eng, s, G, actions):
+    def _step_name(self, s, G, actions):
         for g, a in zip(G, actions):
             self.begin_bury(s, int(g), int(s.dealer[g]), int(a) - self.layout.name_base)
 
