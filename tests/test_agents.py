@@ -69,10 +69,26 @@ def test_random_agent_is_uniform_over_legal_actions():
 
 def test_batch_errors_teach():
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="allow no action"):
-        RandomAgent().act_batch(np.zeros((2, N), np.float32), np.zeros((2, A), bool), rng)
+    with pytest.raises(ValueError, match="allows no action"):
+        RandomAgent().act({"observation": np.zeros(N, np.float32),
+                           "action_mask": np.zeros(A, np.int8)}, rng)
     with pytest.raises(ValueError, match=r"float32\[B, N\]"):
         RandomAgent().act_batch(np.zeros(N, np.float32), np.ones(A, bool), rng)
+    with pytest.raises(ValueError, match="one mask row per observation"):
+        RandomAgent().act_batch(np.zeros((3, N), np.float32), np.ones((2, A), bool), rng)
+
+
+@pytest.mark.parametrize("agent", [
+    RandomAgent(), HeuristicAgent(Rules(), strict=True),
+    policy_from_fn(lambda o: int(np.flatnonzero(o["action_mask"])[0]))])
+def test_finished_games_in_a_batch_get_action_zero(agent):
+    """The batched engine keeps finished games (all-False mask rows) until they are reset."""
+    rng = np.random.default_rng(0)
+    obs = observe_game(Game(Rules(), seed=0))
+    mask = np.zeros((2, A), bool)
+    mask[1, PASS] = True
+    acts = agent.act_batch(np.stack([obs, obs]), mask, rng)
+    assert acts[0] == 0 and acts[1] == PASS
 
 
 def test_policy_from_plain_functions():
@@ -151,7 +167,8 @@ def test_heuristic_always_legal_1000_hands():
     {"failed_throw_choice": "NEXT_PLAYER"},
     {"follow_partial_tractor": True, "ruff_match": "COUNT_ONLY", "throw_comparison": "ALL_UNITS"},
     {"declaration_mode": "FIXED", "fixed_trump": "NT"},
-    {"always_trump_two": True, "kitty_point_cards_allowed": False, "initial_first_drawer": "RANDOM"},
+    {"always_trump_two": True, "kitty_point_cards_allowed": False,
+     "initial_first_drawer": "RANDOM"},
 ])
 def test_heuristic_legal_under_rule_variants(options):
     play_random_hands(6, Rules(**options), seed=7)
@@ -310,6 +327,12 @@ def test_bury_plan_is_trump_only_when_forced():
     bury = plan_bury(hand, ctx, 8)
     assert bury.sum() == 8 and bury[cards.parse("D:9 8 7 6") > 0].sum() == 4
     assert cards.points(bury) == 0
+    # 1-deck tradition (kitty_point_cards_allowed=False): low trumps before any point card
+    hand = cards.parse("S:A A K K Q Q J J 10 10 9 9 8 8 7 7 6 6 4 4, H:10 10 K K 5, D:9 8 7 6")
+    assert hand.sum() == 29
+    bury = plan_bury(hand, ctx, 8, points_allowed=False)
+    assert cards.points(bury) == 0 and bury[cards.parse("D:9 8 7 6") > 0].sum() == 4
+    assert cards.format(bury.astype(np.uint8)) == "S:6 6 4 4, D:9 8 7 6"
 
 
 def test_declares_with_long_trump_only():
@@ -339,3 +362,36 @@ def test_leader_ends_its_planned_lead():
                               "action_mask": g.legal_mask().astype(np.int8)}, None))
         g.step(actions[-1])
     assert actions[-1] == END and len(actions) == 4
+
+
+def test_completes_a_selection_it_did_not_start():
+    """Under e.g. epsilon-greedy another policy may choose the first cards of a play."""
+    g = position({0: "C:A A K 4, D:9", 1: "C:3", 2: "C:5", 3: "C:6"}, leader=0, trump="S")
+    g.step(cards.card_id("C", "4"))  # not what the heuristic would lead
+    h = HeuristicAgent(g.cfg, strict=True)
+    assert h.act({"observation": observe_game(g),
+                  "action_mask": g.legal_mask().astype(np.int8)}, None) == END
+    g = position({1: "H:Q Q 9 9 4, C:3", 0: "H:3", 2: "H:5", 3: "H:6"},
+                 trick=["H:7 7"], leader=0, trump="S")
+    g.step(cards.card_id("H", "Q"))  # the heuristic would duck with the nines
+    a = h.act({"observation": observe_game(g), "action_mask": g.legal_mask().astype(np.int8)},
+              None)
+    assert a == cards.card_id("H", "Q")  # the only legal completion
+
+
+def test_heuristic_through_the_batched_engine():
+    """The engine's observations are the reference encoding: the heuristic plays there too."""
+    from shengji_env.core import Engine
+
+    rules = Rules()
+    eng = Engine(rules, num_games=4, seed=21)
+    state = eng.reset()
+    h, r = HeuristicAgent(rules, strict=True), RandomAgent()
+    rng = np.random.default_rng(0)
+    while not state.done.all():
+        mask, obs = eng.legal_mask(state), eng.observe(state)
+        acts = r.act_batch(obs, mask, rng)
+        mine = np.flatnonzero((state.to_act % 2 == 0) & ~state.done)
+        acts[mine] = h.act_batch(obs[mine], mask[mine], rng)
+        state, _, _ = eng.step(state, acts)
+    assert h.fallbacks == 0

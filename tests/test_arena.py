@@ -29,7 +29,8 @@ def test_deals_are_shuffled_decks(rules):
     again = Deals.generate(50, rules, seed=3)
     assert (again.decks == deals.decks).all()
     assert not (Deals.generate(50, rules, seed=4).decks == deals.decks).all()
-    drawers = Deals.generate(200, rules.replace(initial_first_drawer="RANDOM"), seed=0).first_drawers
+    random_first = rules.replace(initial_first_drawer="RANDOM")
+    drawers = Deals.generate(200, random_first, seed=0).first_drawers
     assert set(np.unique(drawers)) == {0, 1, 2, 3}
 
 

@@ -194,3 +194,7 @@ def test_agrees_on_reward_kinds(reward):
 def test_agrees_on_match_wins():
     play_both(Rules(decks=1, win_condition="MUST_DEFEND_A"), seed=500, n=3, check_obs=False,
               episode="match", reward="win", levels=(11, 11))
+
+
+def test_agrees_on_chosen_units_with_per_card_penalty():
+    play_both(Rules(failed_throw_choice="NEXT_PLAYER", throw_penalty="PER_CARD_10"), seed=600, n=20)

@@ -189,8 +189,9 @@ def commit_leads(eng, s, G):
             s.candidates[g, 1, low_single[i] % 64] = 1
             s.n_candidates[g] = 2
         lead[V] = np.where(failed[:, None] & ~chooser[V][:, None], forced, lead[V])
-        _fail_bookkeeping(eng, s, gv[failed], sel[V][failed],
-                          np.where(chooser[V], n[V] - 2, n[V] - lead[V].sum(1, dtype=np.int16))[failed])
+        _reveal(s, gv[failed], sel[V][failed])
+        charged = failed & ~chooser[V]
+        _charge_penalty(eng, s, gv[charged], n[V][charged] - lead[V][charged].sum(1, dtype=np.int16))
     # --- throws holding a tractor: the scalar rules
     for i in np.flatnonzero(~simple & tractorish):
         g = int(G[i])
@@ -206,11 +207,10 @@ def commit_leads(eng, s, G):
             for c, cand in enumerate(res.candidates):
                 s.candidates[g, c] = cand
             s.n_candidates[g] = len(res.candidates)
-            returned = n[i] - int(res.candidates[0].sum())
         else:
             lead[i] = res.forced
-            returned = n[i] - int(res.forced.sum())
-        _fail_bookkeeping(eng, s, G[i:i + 1], sel[i:i + 1], np.array([returned]))
+            _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
+        _reveal(s, G[i:i + 1], sel[i:i + 1])
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     Ch = G[chooser]
     s.phase[Ch] = CHOOSE
@@ -218,17 +218,21 @@ def commit_leads(eng, s, G):
     set_leads(eng, s, G[~chooser], lead[~chooser])
 
 
-def _fail_bookkeeping(eng, s, G, attempted, returned):
-    """A failed throw: the cards are revealed and the penalty applies (§7.4.1, §7.4.5)."""
-    if not G.size:
-        return
+def _reveal(s, G, attempted):
+    """A failed throw: every attempted card is shown to the table (§7.4.1)."""
     leader = s.leader[G].astype(np.int64)
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader], attempted)
+
+
+def _charge_penalty(eng, s, G, returned):
+    """§7.4.5: the failed throw's penalty, by the cards that go back to the leader's hand."""
     kind = eng.cfg.throw_penalty
-    if kind != "NONE":
-        amount = 10 if kind == "FIXED_10" else 10 * returned.astype(np.int16)
-        sign = np.where(leader % 2 == s.dealer[G] % 2, 1, -1)  # dealer side's fail helps attackers
-        s.penalty[G] += (sign * amount).astype(np.int16)
+    if kind == "NONE" or not G.size:
+        return
+    leader = s.leader[G].astype(np.int64)
+    amount = 10 if kind == "FIXED_10" else 10 * returned.astype(np.int16)
+    sign = np.where(leader % 2 == s.dealer[G] % 2, 1, -1)  # dealer side's fail helps attackers
+    s.penalty[G] += (sign * amount).astype(np.int16)
 
 
 def set_leads(eng, s, G, lead):
@@ -254,8 +258,11 @@ def set_leads(eng, s, G, lead):
 
 
 def step_choose(eng, s, G, actions):
-    pick = actions - eng.layout.choose_base
-    set_leads(eng, s, G, s.candidates[G, pick])
+    """The leader's next player picks which failed unit is led (NEXT_PLAYER, §7.4.3)."""
+    chosen = s.candidates[G, actions - eng.layout.choose_base]
+    returned = s.selection[G].sum(1, dtype=np.int16) - chosen.sum(1, dtype=np.int16)
+    _charge_penalty(eng, s, G, returned)
+    set_leads(eng, s, G, chosen)
 
 
 def commit_follows(eng, s, G, rewards):

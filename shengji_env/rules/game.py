@@ -335,7 +335,9 @@ class Game:
                 self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
                 self._begin_play()
         elif self.phase == Phase.CHOOSE:
-            self._set_lead(self.candidates[action - self.layout.choose_base])
+            chosen = self.candidates[action - self.layout.choose_base]
+            self._charge_failed_throw(chosen)
+            self._set_lead(chosen)
         elif action == END:
             self._end_lead()
         else:
@@ -352,17 +354,19 @@ class Game:
             if not result.ok:
                 # §7.4: the attempted cards are revealed; a penalty may apply
                 self.revealed[leader] = np.maximum(self.revealed[leader], lead)
-                forced = result.forced
-                returned = int(lead.sum()) - int(
-                    (forced if forced is not None else result.candidates[0]).sum())
-                thrower_attacks = leader % 2 == self.attackers
-                self.penalty += scoring.throw_penalty(thrower_attacks, returned, self.cfg)
-                if forced is None:
+                if result.forced is None:  # the next player picks the unit; penalty then
                     self.candidates = result.candidates
                     self.phase, self.to_act = Phase.CHOOSE, (leader + 1) % 4
                     return
-                lead = forced
+                self._charge_failed_throw(result.forced)
+                lead = result.forced
         self._set_lead(lead)
+
+    def _charge_failed_throw(self, forced):
+        """§7.4.5: the penalty counts the cards that go back to the leader's hand."""
+        returned = int(self.selection.sum()) - int(forced.sum())
+        thrower_attacks = self.leader % 2 == self.attackers
+        self.penalty += scoring.throw_penalty(thrower_attacks, returned, self.cfg)
 
     def _set_lead(self, lead):
         leader = self.leader

@@ -1,0 +1,184 @@
+"""train.py end to end with a tiny budget (events, checkpoint, bit-exact resume), clear config
+errors, GAE over each seat's own decisions, and a checkpoint as a Policy."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from agents.base import Policy
+from agents.checkpoint import latest_checkpoint, load_checkpoint, load_policy
+from agents.ppo import gae_by_seat
+from shengji_env import Rules
+from shengji_env.vector import VecEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")  # a script, not a module
+train = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(train)
+TINY = {"name": "tiny", "num_envs": 6, "total_updates": 2, "hidden": 16, "minibatch_size": 256,
+        "update_epochs": 2, "pool_every": 1, "pool_prob": 0.5, "pool_size": 2, "eval_every": 1,
+        "eval_deals_random": 1, "eval_deals_heuristic": 1, "final_eval_deals": 1,
+        "checkpoint_every": 1}
+
+
+def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TQDM_DISABLE": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], cwd=cwd, env=env,
+                          check=False, capture_output=True, text=True, timeout=120)
+
+
+def run_dirs(root: Path, name: str) -> list[Path]:
+    return sorted(root.glob(f"{name}__*"))
+
+
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory):
+    """An uninterrupted 2-update run, and a 1-update run resumed for one more update."""
+    tmp = tmp_path_factory.mktemp("train")
+    cfg = tmp / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump({**TINY, "run_root": str(tmp / "runs")}))
+    full = run_train("--config", str(cfg), "--set", "name=full", cwd=tmp)
+    assert full.returncode == 0, full.stderr
+    half = run_train("--config", str(cfg), "--set", "name=half", "--set", "total_updates=1",
+                     cwd=tmp)
+    assert half.returncode == 0, half.stderr
+    (half_dir,) = run_dirs(tmp / "runs", "half")
+    resumed = run_train("--resume", str(half_dir), "--set", "total_updates=2", cwd=tmp)
+    assert resumed.returncode == 0, resumed.stderr
+    (full_dir,) = run_dirs(tmp / "runs", "full")
+    return full_dir, half_dir, full.stdout + resumed.stdout
+
+
+def test_tiny_run_writes_config_events_eval_and_checkpoints(tiny_runs):
+    full_dir, _, stdout = tiny_runs
+    assert yaml.safe_load((full_dir / "config.yaml").read_text())["num_envs"] == 6
+    assert list(full_dir.glob("events.out.tfevents.*"))
+    rows = (full_dir / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("update,global_step") and any("heuristic" in r for r in rows)
+    ckpt = torch.load(latest_checkpoint(full_dir), weights_only=True)  # plain types only
+    assert ckpt["update"] == 2 and ckpt["global_step"] > 0 and len(ckpt["pool"]["members"]) == 2
+    assert "final evaluation" in stdout and "random" in stdout and "heuristic" in stdout
+
+
+def test_tensorboard_scalars_are_named_by_section(tiny_runs):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    full_dir, _, _ = tiny_runs
+    ea = EventAccumulator(str(full_dir))
+    ea.Reload()
+    tags = set(ea.Tags()["scalars"])
+    for tag in ("charts/episodic_length", "charts/attacker_points", "losses/policy_loss",
+                "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
+                "selfplay/pool_size", "selfplay/pool_fraction", "eval/win_rate_vs_random",
+                "eval/win_rate_vs_heuristic_ci_low", "perf/SPS"):
+        assert tag in tags, tag
+    assert "hyperparameters" in "".join(ea.Tags()["tensors"]) or ea.Tags().get("tensors")
+
+
+def test_resume_is_bit_exact_for_the_next_update(tiny_runs):
+    full_dir, half_dir, _ = tiny_runs
+    a = load_checkpoint(full_dir / "checkpoints" / "update_0000002.pt")
+    b = load_checkpoint(half_dir / "checkpoints" / "update_0000002.pt")
+    assert a["model"].keys() == b["model"].keys()
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert a["global_step"] == b["global_step"]
+    assert a["rng"]["numpy"] == b["rng"]["numpy"]
+    assert torch.equal(a["rng"]["sample"], b["rng"]["sample"])
+    state_a, state_b = a["optimizer"]["state"], b["optimizer"]["state"]
+    assert all(torch.equal(state_a[i]["exp_avg_sq"], state_b[i]["exp_avg_sq"]) for i in state_a)
+
+
+def test_checkpoint_is_a_policy_for_the_evaluator(tiny_runs):
+    from agents import evaluate
+
+    full_dir, _, _ = tiny_runs
+    path = latest_checkpoint(full_dir)
+    policy = load_policy(path)
+    assert isinstance(policy, Policy)
+    venv = VecEnv(4, Rules(), seed=0)
+    obs, mask, _, _ = venv.reset()
+    actions = policy.act_batch(obs, mask, np.random.default_rng(0))
+    assert mask[np.arange(4), actions].all()
+    assert isinstance(evaluate.load_policy(str(path), Rules()), Policy)  # shengji-eval hook
+    assert isinstance(evaluate.load_policy(str(full_dir), Rules()), Policy)  # a run folder
+
+
+# ------------------------------------------------------------------------------ config errors
+
+def write(tmp_path: Path, data: dict) -> Path:
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(data))
+    return p
+
+
+def test_unknown_key_is_named_with_the_allowed_keys(tmp_path):
+    with pytest.raises(train.ConfigError, match="unknown config key 'num_env'.*num_envs"):
+        train.load_config(write(tmp_path, {"num_env": 8}))
+    with pytest.raises(train.ConfigError, match="unknown config key 'lr'.*learning_rate"):
+        train.load_config(write(tmp_path, {}), ["lr=0.1"])
+
+
+def test_wrong_type_is_named(tmp_path):
+    with pytest.raises(train.ConfigError, match="'num_envs'.*must be int.*'many'"):
+        train.load_config(write(tmp_path, {"num_envs": "many"}))
+    with pytest.raises(train.ConfigError, match="'anneal_lr'.*must be bool"):
+        train.load_config(write(tmp_path, {"anneal_lr": 1}))
+    with pytest.raises(train.ConfigError, match="num_envs.*expected int"):
+        train.load_config(write(tmp_path, {}), ["num_envs=1.5"])
+    with pytest.raises(train.ConfigError, match="pool_prob.*\\[0, 1\\]"):
+        train.load_config(write(tmp_path, {"pool_prob": 1.5}))
+    with pytest.raises(train.ConfigError, match="rules: unknown rules option"):
+        train.load_config(write(tmp_path, {"rules": {"deck": 1}}))
+
+
+def test_overrides_are_parsed_by_field_type(tmp_path):
+    cfg = train.load_config(write(tmp_path, {"learning_rate": "1e-3", "num_envs": 4}),
+                            ["anneal_lr=true", "gamma=0.99", "name=x", "rules.decks=1",
+                             "rules.kitty_multiplier=POWER"])
+    assert cfg.learning_rate == 1e-3 and cfg.anneal_lr is True and cfg.gamma == 0.99
+    assert cfg.rules == {"decks": 1, "kitty_multiplier": "POWER"} and cfg.num_envs == 4
+
+
+def test_config_error_exits_2_with_a_message(tmp_path):
+    out = run_train("--config", str(write(tmp_path, {"hidden_size": 8})), cwd=tmp_path)
+    assert out.returncode == 2
+    assert "hidden_size" in out.stderr and "allowed keys" in out.stderr
+
+
+def test_shipped_configs_are_valid():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        train.load_config(path)
+
+
+# ------------------------------------------------------------------------------------ GAE
+
+def test_gae_runs_along_each_seats_own_decisions():
+    # game 0, hand 0: seat 1 decides at steps 0, 2, 4 and seat 2 at steps 1, 3 (interleaved,
+    # given in shuffled order); seat 1's team gets +1 at the end, seat 2's team -1
+    env = np.array([0, 0, 0, 0, 0])
+    hand = np.zeros(5, dtype=np.int64)
+    seat = np.array([1, 2, 1, 2, 1])
+    step = np.array([0, 1, 2, 3, 4])
+    values = np.array([0.5, 0.0, 0.2, 0.3, -0.1], dtype=np.float32)
+    final = np.zeros((1, 1, 4), dtype=np.float32)
+    final[0, 0] = [-1, 1, -1, 1]
+    perm = np.array([3, 0, 4, 1, 2])
+    adv, ret = gae_by_seat(env[perm], hand[perm], seat[perm], step[perm], values[perm], final,
+                           gamma=1.0, lam=0.5)
+    got = dict(zip(step[perm].tolist(), adv.tolist()))
+    # seat 1: deltas -0.3, -0.3, 1.1 → A = -0.175, 0.25, 1.1
+    assert got[4] == pytest.approx(1.1) and got[2] == pytest.approx(0.25)
+    assert got[0] == pytest.approx(-0.175)
+    # seat 2: deltas 0.3, -1.3 → A = 0.3 + 0.5·(-1.3) = -0.35, -1.3
+    assert got[3] == pytest.approx(-1.3) and got[1] == pytest.approx(-0.35)
+    assert ret == pytest.approx(adv + values[perm])
