@@ -198,3 +198,23 @@ def test_agrees_on_match_wins():
 
 def test_agrees_on_chosen_units_with_per_card_penalty():
     play_both(Rules(failed_throw_choice="NEXT_PLAYER", throw_penalty="PER_CARD_10"), seed=600, n=20)
+
+
+def test_given_decks_match_the_reference_game():
+    rng = np.random.default_rng(8)
+    decks = np.stack([rng.permutation(np.repeat(np.arange(54), 2)) for _ in range(3)])
+    first = np.array([0, 2, 3])
+    eng = Engine(Rules(), 3, seed=0)
+    s = eng.reset(decks=decks, first_drawers=first)
+    games = [Game(Rules(initial_first_drawer=int(f)), 0, deck=d) for d, f in zip(decks, first)]
+    while not s.done.all():
+        mask = eng.legal_mask(s)
+        acts = np.array([np.flatnonzero(m)[-1] if m.any() else 0 for m in mask])
+        for i, g in enumerate(games):
+            if not g.done:
+                assert (g.legal_mask() == mask[i]).all()
+                g.step(acts[i])
+        s, _, _ = eng.step(s, acts)
+    assert [g.attacker_points for g in games] == s.attacker_points.tolist()
+    with pytest.raises(ValueError, match="decks must be"):
+        eng.reset(decks=decks[:, :10])

@@ -77,11 +77,15 @@ class Engine:
         self._step_fn = {DECLARE: deal.step_declare, BURY: trick.step_bury,
                          NAME: Engine._step_name, CHOOSE: trick.step_choose}
         self.history: list[list] = []
+        self._given: dict[int, tuple] = {}  # game → (deck, first drawer) for its next hand
 
     # ------------------------------------------------------------------ episodes
-    def reset(self, seeds=None) -> BatchState:
-        """New state with every game at the start of an episode; ``seeds``: ``int[B]`` per-game
-        seeds (default ``seed + arange(B)``)."""
+    def reset(self, seeds=None, decks=None, first_drawers=None) -> BatchState:
+        """New state with every game at the start of an episode.
+
+        ``seeds``: ``int[B]`` per-game seeds (default ``seed + arange(B)``). ``decks``:
+        ``int[B, 54·d]`` dealing orders for the first hand instead of shuffles, with
+        ``first_drawers`` ``int[B]`` (as ``rules.Game(deck=...)``; for duplicate deals)."""
         B = self.num_games
         seeds = self.seed + np.arange(B) if seeds is None else np.asarray(seeds)
         if seeds.shape != (B,):
@@ -89,6 +93,17 @@ class Engine:
         self.rngs = [np.random.default_rng(int(x)) for x in seeds]
         self.setup_rngs = [np.random.default_rng([int(x), 1]) for x in seeds]
         self.history = [[] for _ in range(B)]
+        self._given = {}
+        if decks is not None:
+            decks = np.asarray(decks)
+            want = np.repeat(np.arange(54), self.cfg.decks)
+            if decks.shape != (B, want.size) or not (np.sort(decks, axis=1) == want).all():
+                raise ValueError(f"decks must be int[{B}, {want.size}], each holding every card "
+                                 f"id {self.cfg.decks} times")
+            first = np.zeros(B, np.int64) if first_drawers is None else np.asarray(first_drawers)
+            if first.shape != (B,) or ((first < 0) | (first > 3)).any():
+                raise ValueError(f"first_drawers must be int[{B}] seats 0-3")
+            self._given = {g: (decks[g], int(first[g])) for g in range(B)}
         s = BatchState.zeros(B, self.cfg)
         self.reset_games(s, np.arange(B))
         return s
@@ -109,6 +124,8 @@ class Engine:
                 dealer = int(self.setup_rngs[g].integers(4))
             first = (int(self.rngs[g].integers(4)) if self.cfg.initial_first_drawer == "RANDOM"
                      else self.cfg.initial_first_drawer)
+            if g in self._given:
+                first = self._given[g][1]
             dealers.append(-1 if dealer is None else dealer)
             drawers.append(first if dealer is None else dealer)
             self.history[g] = []
@@ -122,7 +139,8 @@ class Engine:
         """Shuffle and begin dealing new hands (dealer -1: first hand)."""
         cfg = self.cfg
         for g in G:
-            s.deck[g] = new_deck(self.rngs[g], cfg.decks)
+            given = self._given.pop(int(g), None)
+            s.deck[g] = new_deck(self.rngs[g], cfg.decks) if given is None else given[0]
         s.dealer[G], s.first_drawer[G] = dealers, drawers
         s.first_hand[G] = dealers < 0
         s.level[G] = s.team_levels[G, np.where(dealers < 0, 0, dealers % 2)]
