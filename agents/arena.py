@@ -269,15 +269,20 @@ def summarize(rec: HandRecords) -> dict:
     reward = mean_ci(rec.a_reward)
     attack = mean_ci(rec.attacker_points[~rec.a_dealer])
     defend = mean_ci(rec.attacker_points[rec.a_dealer])
+
+    def rate(rows):
+        return float(rec.a_won[rows].mean()) if rows.any() else math.nan
+
     return {
         "hands": n, "deals": n // 2, "wins": won, "win_rate": won / n if n else math.nan,
         "win_rate_ci": [lo, hi],
         "mean_reward": reward[0], "mean_reward_ci": [reward[1], reward[2]],
         "dealer_share": float(rec.a_dealer.mean()) if n else math.nan,
-        "win_rate_as_dealer": float(rec.a_won[rec.a_dealer].mean()) if rec.a_dealer.any() else math.nan,
-        "win_rate_as_attacker": float(rec.a_won[~rec.a_dealer].mean()) if (~rec.a_dealer).any() else math.nan,
-        "attacker_points_attacking": attack[0], "attacker_points_attacking_ci": [attack[1], attack[2]],
-        "attacker_points_defending": defend[0], "attacker_points_defending_ci": [defend[1], defend[2]],
+        "win_rate_as_dealer": rate(rec.a_dealer), "win_rate_as_attacker": rate(~rec.a_dealer),
+        "attacker_points_attacking": attack[0],
+        "attacker_points_attacking_ci": [attack[1], attack[2]],
+        "attacker_points_defending": defend[0],
+        "attacker_points_defending_ci": [defend[1], defend[2]],
     }
 
 
@@ -302,5 +307,5 @@ def ratings(names: list[str], matches: dict[tuple[int, int], HandRecords]) -> li
                 new = model.rate([[table[i]], [table[j]]], ranks=ranks)
                 table[i], table[j] = new[0][0], new[1][0]
     out = [{"agent": n, "mu": float(r.mu), "sigma": float(r.sigma),
-            "ordinal": float(r.mu - 3 * r.sigma)} for n, r in zip(names, table)]
+            "ordinal": float(r.mu - 3 * r.sigma)} for n, r in zip(names, table, strict=True)]
     return sorted(out, key=lambda x: -x["ordinal"])

@@ -48,9 +48,11 @@ class Policy(Protocol):
 
 
 def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a batch: ``obs`` float[B, N] and ``mask`` bool[B, A] with a legal action per row.
+    """Validate a batch: ``obs`` float[B, N] and ``mask`` bool[B, A].
 
-    Returns ``(obs, mask)`` as arrays (``mask`` as bool). Raises ``ValueError`` naming the problem.
+    Returns ``(obs, mask)`` as arrays (``mask`` as bool). Raises ``ValueError`` naming the
+    problem. A row without any legal action is a finished game (the batched engine keeps them
+    until reset): policies return action 0 for it, which the engine ignores.
     """
     obs = np.asarray(obs)
     mask = np.asarray(mask)
@@ -60,16 +62,12 @@ def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if obs.shape[0] != mask.shape[0]:
         raise ValueError(f"obs has {obs.shape[0]} rows but mask has {mask.shape[0]}; one mask "
                          "row per observation is required")
-    mask = mask.astype(bool, copy=False)
-    empty = ~mask.any(axis=1)
-    if empty.any():
-        raise ValueError(f"rows {np.flatnonzero(empty)[:10].tolist()} of the mask allow no "
-                         "action; a decision needs at least one legal action")
-    return obs, mask
+    return obs, mask.astype(bool, copy=False)
 
 
 def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``int64[B]`` — per row, the legal action with the highest score (``scores`` float[B, A])."""
+    """``int64[B]`` — per row, the legal action with the highest score (``scores`` float[B, A]);
+    0 for a row without legal actions."""
     scores = np.where(mask, np.asarray(scores, dtype=np.float64), -np.inf)
     return scores.argmax(axis=1).astype(np.int64)
 
@@ -91,13 +89,15 @@ class BasePolicy:
     def act(self, obs: dict, rng: np.random.Generator) -> int:
         observation = np.asarray(obs["observation"])[None]
         mask = np.asarray(obs["action_mask"]).astype(bool)[None]
+        if not mask.any():
+            raise ValueError("the action mask allows no action; there is no decision to make")
         return int(self.act_batch(observation, mask, rng)[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
         obs, mask = check_batch(obs, mask)
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        for i in range(obs.shape[0]):
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        for i in np.flatnonzero(mask.any(axis=1)):  # rows without actions: finished games
             out[i] = self.act({"observation": obs[i], "action_mask": mask[i].astype(np.int8)}, rng)
         return out
 
@@ -133,6 +133,7 @@ def _to_actions(out: Any, mask: np.ndarray, who: str) -> np.ndarray:
                          f"int[{b}] or scores float[{b}, {a}]")
     bad = (actions < 0) | (actions >= a)
     bad[~bad] = ~mask[np.flatnonzero(~bad), actions[~bad]]
+    bad &= mask.any(axis=1)  # finished games (no legal action) may get anything
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{who} chose illegal action {int(actions[i])} in row {i}; legal: "
@@ -152,6 +153,8 @@ class FunctionPolicy(BasePolicy):
         if self.batched:
             return super().act(obs, rng)
         mask = np.asarray(obs["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask allows no action; there is no decision to make")
         out = self.fn(obs, rng) if self._rng_arg else self.fn(obs)
         if np.ndim(out) == 0:
             out = np.array([int(out)], dtype=np.int64)

@@ -16,8 +16,9 @@ A multi-card play (a lead, a follow, the bury) is planned once and emitted one `
 call. The plan is a deterministic function of the observation *without* the selection block, so
 the agent is stateless: every call re-derives the plan (a small cache keyed by the observation
 bytes only saves the work) and emits a card of ``plan - selection``; a leader then ``END``\\ s.
-Every action is checked against the mask; if anything is inconsistent the agent falls back to a
-cheap legal action (and counts it in ``fallbacks``).
+A selection another policy started (epsilon-greedy, say) is completed with the cheapest legal
+cards. Every action is checked against the mask; should anything still be inconsistent the agent
+falls back to a legal action (and counts it in ``fallbacks``; ``strict=True`` raises instead).
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,
         if score > best_score:
             best, best_score = tuple(chosen), score
     voided = np.where(np.isin(eff, best), off, 0)
-    rest = off - voided
-    # fill from the shortest remaining suits first (towards the next void)
-    suit_len = np.array([rest[eff == s].sum() if s < 4 else 99 for s in range(5)], dtype=np.float64)
-    fill_cost = cost + 0.3 * suit_len[eff]
+    rest = hand - voided
+    # fill from the shortest remaining suits first (towards the next void); trump last
+    suit_len = np.array([rest[eff == s].sum() for s in range(5)], dtype=np.float64)
+    fill_cost = np.where(eff == TRUMP, trump_cost, cost + 0.3 * suit_len[eff])
     return voided + pick_cheapest(rest, size - int(voided.sum()), fill_cost)
 
 
@@ -142,6 +143,11 @@ class HeuristicAgent(BasePolicy):
         return self._ctx[key]
 
     def _decide(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
+        plan = self._plans.get(key)
+        if plan is not None:  # the rest of a play planned at an earlier call
+            selection = np.rint(observation[self._sel]).astype(np.int64)
+            return self._emit(plan, selection, mask, observation)
         view = decode(observation, self.rules)
         if view.phase == Phase.DECLARE:
             return self._declare(view, mask)
@@ -159,22 +165,34 @@ class HeuristicAgent(BasePolicy):
                                                       int(view.candidates[i].sum())))
         if view.phase not in (Phase.BURY, Phase.PLAY):
             return self._fallback(mask)
-        key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plan(view)
-            self._plans[key] = plan
-            if len(self._plans) > self._cache_size:
-                self._plans.popitem(last=False)
-        rest = plan - view.selection
-        if (rest < 0).any():
-            raise RuntimeError("the selection left the plan")  # cannot happen: plan is pure
+        plan = self._plan(view)
+        self._plans[key] = plan
+        if len(self._plans) > self._cache_size:
+            self._plans.popitem(last=False)
+        return self._emit(plan, view.selection.astype(np.int64), mask, observation)
+
+    def _emit(self, plan: np.ndarray, selection: np.ndarray, mask: np.ndarray,
+              observation: np.ndarray) -> int:
+        """The next action of ``plan`` (int64[54]) given the cards already selected."""
+        rest = plan - selection
+        if (rest < 0).any():  # someone else started this selection
+            return self._complete(decode(observation, self.rules), mask)
         if not rest.any():
             return END
         legal = np.flatnonzero((rest > 0) & mask[:54])
         if not legal.size:
             raise RuntimeError("no card of the plan is legal")
         return int(legal[0])
+
+    def _complete(self, view, mask: np.ndarray) -> int:
+        """Finish a selection that is not ours (another policy chose its first cards, e.g.
+        under epsilon-greedy): a leader leads what is selected; otherwise the cheapest card
+        the mask allows."""
+        if mask[END]:
+            return END
+        legal = np.flatnonzero(mask[:54])
+        t = Table.build(view, self.rules, self.ctx(view.level, view.trump))
+        return int(legal[np.argmin(t.costs["keep"][legal])])
 
     def _plan(self, view) -> np.ndarray:
         ctx = self.ctx(view.level, view.trump)
@@ -185,14 +203,15 @@ class HeuristicAgent(BasePolicy):
         if view.leading:
             return plan_lead(t)
         play = plan_follow(t)
-        if not is_legal_follow(view.hand, t.lead.astype(np.uint8), play.astype(np.uint8), ctx,
-                               self.rules):
+        # single cards are legal by construction; structured follows are checked (§8.2)
+        if int(play.sum()) > 1 and not is_legal_follow(view.hand, t.lead.astype(np.uint8),
+                                                       play.astype(np.uint8), ctx, self.rules):
             raise RuntimeError("planned follow is illegal")
         return play
 
     # ---------------------------------------------------------------- declaring
     def _declare(self, view, mask: np.ndarray) -> int:
-        legal = [a for a in range(DECLARE_BASE, mask.size) if mask[a]]
+        legal = [a for a in range(DECLARE_BASE, DECLARE_BASE + len(self._table)) if mask[a]]
         if not legal or view.declarer == 2:
             return PASS  # never overturn the partner
         held = int(view.hand.sum())
@@ -204,7 +223,9 @@ class HeuristicAgent(BasePolicy):
             ratio = trump_strength(view.hand, trump, view.level) / max(held, 1)
             if trump == 4:
                 ratio -= 0.15  # no-trump wastes a long suit: only with many jokers/level cards
-            if view.declarer == 0:
+            shows = cards.card_id(suit, view.level) if kind == declare_rules.LEVEL else \
+                declare_rules.KIND_CARD[kind]
+            if view.declarer == 0 and view.shown[0, shows] > 0:
                 ratio += 1.0  # reinforcing my own declaration: always worth it
             if ratio > best_ratio:
                 best, best_ratio = a, ratio

@@ -58,12 +58,6 @@ def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
     return out
 
 
-def higher_unit_exists(counts: np.ndarray, suit: int, k: int, length: int, top: int,
-                       ctx: TrumpContext) -> bool:
-    """True iff ``counts`` holds a (k, length) unit of ``suit`` with a top above ``top`` (§7.3)."""
-    return any(t > top for t, _ in units_of_shape(counts, suit, k, length, ctx))
-
-
 def pick_cheapest(pool: np.ndarray, n: int, cost: np.ndarray) -> np.ndarray:
     """``int64[54]`` — the ``n`` cheapest physical cards of ``pool`` under ``cost`` float[54]."""
     ids = np.repeat(np.arange(54), pool)
@@ -89,6 +83,7 @@ class Table:
     order: list = field(default_factory=list)   # relative seats in playing order of this trick
     plays: list = field(default_factory=list)   # int64[54] each, the plays so far
     after_me: list = field(default_factory=list)  # relative seats still to play after me
+    _unseen_tops: dict = field(default_factory=dict)
 
     @classmethod
     def build(cls, view, rules, ctx: TrumpContext) -> Table:
@@ -115,9 +110,19 @@ class Table:
         m = (self.eff == suit) & (self.unseen > 0)
         return int(self.idx[m].max()) if m.any() else -1
 
+    def unseen_top(self, suit: int, k: int, length: int) -> int:
+        """Highest top of a (k, length) unit the unseen cards could form in ``suit`` (-1: none).
+        A unit of mine with a top at least this high cannot be beaten (§7.3)."""
+        key = (suit, k, length)
+        if key not in self._unseen_tops:
+            tops = [tp for tp, _ in units_of_shape(self.unseen, suit, k, length, self.ctx)]
+            self._unseen_tops[key] = max(tops, default=-1)
+        return self._unseen_tops[key]
+
     def may_be_void(self, rel: int, suit: int) -> bool:
         """Could seat ``rel`` be void in ``suit``? Known voids, or almost no cards left unseen."""
-        return bool(self.view.voids[rel, suit]) or int(self.suit_cards(self.unseen, suit).sum()) <= 2
+        return (bool(self.view.voids[rel, suit])
+                or int(self.suit_cards(self.unseen, suit).sum()) <= 2)
 
     def may_ruff(self, rel: int, suit: int) -> bool:
         return (suit != TRUMP and self.may_be_void(rel, suit)
@@ -150,10 +155,29 @@ class Table:
     def lead_suit(self) -> int:
         return int(self.eff[np.flatnonzero(self.lead)[0]])
 
+    @cached_property
+    def lead_units(self) -> list:
+        """The lead's canonical decomposition (§6.2)."""
+        return decompose(self.lead.astype(np.uint8), self.ctx)
+
     def winner_pos(self, plays=None) -> int:
+        """Position (0 = leader) of the play winning ``plays`` (default: the trick so far)."""
         plays = self.plays if plays is None else plays
-        return trick_winner([p.astype(np.uint8) for p in plays], self.ctx, self.rules) \
-            if len(plays) > 1 else 0
+        if len(plays) == 1:
+            return 0
+        if int(plays[0].sum()) == 1:
+            # single cards (most tricks), §9.3: the highest of the led suit, or the highest
+            # trump once the off-suit lead is ruffed; equal cards: the first played wins
+            suit = self.lead_suit
+            best, best_key = 0, (0, -1)
+            for i, p in enumerate(plays):
+                c = int(np.flatnonzero(p)[0])
+                e = int(self.eff[c])
+                key = (1 if e != suit else 0, int(self.idx[c]))
+                if (e == suit or (e == TRUMP and suit != TRUMP)) and key > best_key:
+                    best, best_key = i, key
+            return best
+        return trick_winner([p.astype(np.uint8) for p in plays], self.ctx, self.rules)
 
     def safe_against_later(self, play: np.ndarray) -> bool:
         """Will ``play``, if winning now, still win after the players after me? Pessimistic:
@@ -162,7 +186,7 @@ class Table:
         if not later_opps:
             return True
         suit = self.lead_suit
-        units = decompose(self.lead.astype(np.uint8), self.ctx)
+        units = self.lead_units
         play_suit = int(self.eff[np.flatnonzero(play)[0]])
         if suit != TRUMP and any(self.may_ruff(r, suit) for r in later_opps):
             if play_suit != TRUMP:
@@ -170,14 +194,12 @@ class Table:
             # my ruff may be overruffed: only if unseen trumps hold a higher primary unit
             k, length = units[0].shape
             mine = [t for t, _ in units_of_shape(play, TRUMP, k, length, self.ctx)]
-            return bool(mine) and not higher_unit_exists(self.unseen, TRUMP, k, length,
-                                                         max(mine), self.ctx)
+            return bool(mine) and max(mine) >= self.unseen_top(TRUMP, k, length)
         if play_suit != suit or len(units) > 1:
             return True  # a validated throw or a ruff nobody after me can overruff
         k, length = units[0].shape
         mine = [t for t, _ in units_of_shape(play, suit, k, length, self.ctx)]
-        return bool(mine) and not higher_unit_exists(self.unseen, suit, k, length, max(mine),
-                                                     self.ctx)
+        return bool(mine) and max(mine) >= self.unseen_top(suit, k, length)
 
 
 # -------------------------------------------------------------------------------- leading
@@ -199,7 +221,7 @@ def plan_lead(t: Table) -> np.ndarray:
         mine = t.suit_cards(hand, s)
         units = decompose(mine.astype(np.uint8), ctx)
         safe = [u for u in units
-                if not higher_unit_exists(t.unseen, s, u.k, u.length, u.top, ctx)]
+                if u.top >= t.unseen_top(s, u.k, u.length)]
         if s != TRUMP:
             if safe and not _ruff_danger(t, s):
                 play = sum(u.counts.astype(np.int64) for u in safe)
@@ -251,7 +273,7 @@ def _cheap_follow(t: Table, cost: np.ndarray) -> np.ndarray:
     mine = t.suit_cards(t.hand, suit)
     if n == 1 or t.rules.decks == 1:
         return pick_cheapest(mine, n, cost)
-    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    units = t.lead_units
     pairs_led = sum(u.length for u in units if u.k == 2)
     rest, play, pairs = mine.copy(), np.zeros(54, dtype=np.int64), 0
     for m in sorted((u.length for u in units if u.k == 2 and u.length >= 2), reverse=True):
@@ -289,7 +311,7 @@ def _greedy_follow(t: Table, cost: np.ndarray) -> np.ndarray:
 
 def _in_suit_wins(t: Table, winner: int) -> list[tuple[int, np.ndarray]]:
     """My plays of the lead's (simple) shape that beat the current in-suit winner."""
-    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    units = t.lead_units
     if len(units) != 1:
         return []  # a validated throw cannot be beaten in its suit (§9.3)
     k, length = units[0].shape
@@ -303,7 +325,7 @@ def _in_suit_wins(t: Table, winner: int) -> list[tuple[int, np.ndarray]]:
 
 def _ruffs(t: Table, winner: int) -> list[np.ndarray]:
     """My ruffs (all-trump plays reproducing the lead's structure, §9.1) that would win now."""
-    units = decompose(t.lead.astype(np.uint8), t.ctx)
+    units = t.lead_units
     trumps = t.suit_cards(t.hand, TRUMP)
     n = int(t.lead.sum())
     if trumps.sum() < n:

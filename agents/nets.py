@@ -4,7 +4,9 @@
 (``core.observe``). The network sees them in ``rules.canonical_order(level, trump)`` instead
 (off-suits from the suit after trump, high → low, then trump high → low), so what it learns with
 spades trump at level 2 applies to hearts trump at level 9. The per-suit ``voids`` columns are
-put in the same trump-relative suit order. Level and trump come from the observation's one-hot
+put in the same trump-relative suit order, and a suit trump is shown as suit 0 of the ``trump``
+one-hot (NT and "not decided" unchanged): hands that differ only by the names of the suits look
+identical to the network. Level and trump come from the observation's one-hot
 blocks; while trump is not decided yet (the deal), the no-trump order is used. Each sample is
 permuted by one ``gather`` with a row of a precomputed index table ``int64[13·6, N]`` (level ×
 trump state). The card logits of the policy head are produced in canonical slots and gathered
@@ -50,7 +52,7 @@ def canonical_tables(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
     for level in range(NUM_LEVELS):
         for state in range(NUM_TRUMP_STATES):
             key = level * NUM_TRUMP_STATES + state
-            trump = NT if state >= NT else state  # undecided: present as no-trump
+            trump = min(NT, state)  # undecided: present as no-trump
             order = canonical_order(level, trump, cfg.always_trump_two).astype(np.int64)
             card_index[key, order] = np.arange(54)
             for name, rows in blocks:
@@ -62,6 +64,10 @@ def canonical_tables(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
             v = at["voids"].start
             for r in range(4):
                 obs_index[key, v + 5 * r: v + 5 * r + 5] = [v + 5 * r + s for s in suits + [4]]
+            # trump one-hot: any suit trump reads as slot 0 (its identity no longer matters)
+            if state < NT:
+                t = at["trump"].start
+                obs_index[key, t: t + 4] = [t + (state + i) % 4 for i in range(4)]
     return obs_index, card_index
 
 

@@ -222,9 +222,9 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
             optimizer.step()
-            log["policy_loss"].append(float(pg_loss))
-            log["value_loss"].append(float(v_loss))
-            log["entropy"].append(float(entropy))
+            log["policy_loss"].append(pg_loss.item())
+            log["value_loss"].append(v_loss.item())
+            log["entropy"].append(entropy.item())
         if target_kl > 0 and np.mean(log["approx_kl"]) > target_kl:
             break
     out = {k: float(np.mean(v)) for k, v in log.items()}

@@ -12,7 +12,8 @@ __all__ = ["RandomAgent"]
 class RandomAgent(BasePolicy):
     """Uniformly random legal actions; ``rules`` is accepted (and ignored) for a uniform API.
 
-    Vectorised: one ``rng.random((B, A))`` draw, illegal entries masked, argmax per row.
+    Vectorised: one ``rng.random((B, A))`` draw, illegal entries masked, argmax per row (0 for
+    a finished game's empty row).
     """
 
     name = "random"

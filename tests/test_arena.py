@@ -81,7 +81,10 @@ def test_swapping_the_agents_mirrors_the_result(rules):
     ab = play_deals((h, r), deals, rules, seed=7)
     ba = play_deals((r, h), deals, rules, seed=7)
     # row (deal i, A in seats 0/2) of one run is row (deal i, B in seats 1/3) of the other
-    swap = lambda x: np.asarray(x).reshape(-1, 2)[:, ::-1].reshape(-1)
+
+    def swap(x):
+        return np.asarray(x).reshape(-1, 2)[:, ::-1].reshape(-1)
+
     assert (swap(ba.a_reward) == -ab.a_reward).all()
     assert (swap(ba.attacker_points) == ab.attacker_points).all()
     assert (swap(ba.dealer) == ab.dealer).all()
