@@ -27,7 +27,7 @@ from pathlib import Path
 
 from shengji_env import Rules
 
-from .arena import Deals, HandRecords, play_deals, ratings, summarize
+from .arena import Deals, HandRecords, play_deals, play_deals_batched, ratings, summarize
 from .base import Policy
 
 __all__ = [
@@ -110,8 +110,12 @@ def _names(specs: list[str]) -> list[str]:
 
 def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
              progress: bool = False, policies: list[Policy] | None = None,
-             workers: int = 1) -> dict:
-    """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict."""
+             workers: int = 1, batched: bool = False) -> dict:
+    """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict.
+
+    ``batched``: play through the batched engine (``arena.play_deals_batched``): faster, same
+    deals; stochastic agents then share one random stream (mirror-exact only for
+    deterministic agents)."""
     if len(specs) < 2:
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
     names = _names(specs)
@@ -120,8 +124,12 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
     matches: dict[tuple[int, int], HandRecords] = {}
     report = []
     for i, j in combinations(range(len(specs)), 2):
-        rec = play_deals((policies[i], policies[j]), deals, rules, seed=seed, progress=progress,
-                         desc=f"{names[i]} vs {names[j]}", workers=workers)
+        if batched:
+            rec = play_deals_batched((policies[i], policies[j]), deals, rules, seed=seed)
+        else:
+            rec = play_deals((policies[i], policies[j]), deals, rules, seed=seed,
+                             progress=progress, desc=f"{names[i]} vs {names[j]}",
+                             workers=workers)
         matches[(i, j)] = rec
         report.append({"a": names[i], "b": names[j], **summarize(rec)})
     wall = time.perf_counter() - start
@@ -221,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load-deals", metavar="PATH", help="play the deal set stored at PATH")
     p.add_argument("--workers", type=int, default=1,
                    help="processes to play in (default 1; results do not depend on it)")
+    p.add_argument("--batched", action="store_true",
+                   help="play all hands in lockstep through the batched engine (faster; random "
+                        "agents then share one random stream)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -241,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_deals:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
-                       workers=args.workers)
+                       workers=args.workers, batched=args.batched)
     except (ValueError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {e}", file=sys.stderr)
         return 2

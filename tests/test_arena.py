@@ -165,3 +165,17 @@ def test_heuristic_beats_random(rules):
                      rules, workers=2)
     s = summarize(rec)
     assert s["win_rate"] >= 0.9, s
+
+
+def test_batched_driver_matches_the_reference_driver_for_deterministic_agents():
+    from agents.arena import Deals, play_deals, play_deals_batched
+    from agents.heuristic import HeuristicAgent
+    from shengji_env import Rules
+
+    rules = Rules()
+    deals = Deals.generate(6, rules, seed=3)
+    pols = (HeuristicAgent(rules), HeuristicAgent(rules))
+    a = play_deals(pols, deals, rules)
+    b = play_deals_batched(pols, deals, rules)
+    for name in ("deal", "a_seats", "dealer", "trump", "attacker_points", "a_reward"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
