@@ -145,13 +145,17 @@ def _product(lists):
             yield (head,) + tail
 
 
+@lru_cache(maxsize=512)
+def _context(level, trump, decks, att) -> TrumpContext:
+    return TrumpContext(level, trump, decks, att)  # cached: it caches its own tables
+
+
 @lru_cache(maxsize=200_000)
 def _best(play: tuple, multi: tuple, primary, level, trump, decks, att, suit) -> int | None:
     # None: the remaining shapes cannot be cut from ``play``; else the best primary top (-1: none)
     if not multi:
         return -1  # matched; no primary-shaped part in this branch (caller takes max)
-    ctx = TrumpContext(level, trump, decks, att)
-    layout = _suit_layout(suit, ctx)
+    layout = _suit_layout(suit, _context(level, trump, decks, att))
     rest = np.array(play, dtype=np.int64)
     (k, length), others = multi[0], multi[1:]
     best = None

@@ -275,16 +275,17 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
         others_left = (n - have) - int(sel[~is_suit].sum())
         return free & (is_suit | (others_left > 0))
     out = np.zeros(NUM_CARDS, dtype=bool)
+    req = lead_requirements(lead, ctx)  # once per call, not once per candidate card
     for c in np.flatnonzero(free & is_suit):
         trial = sel.copy()
         trial[c] += 1
-        out[c] = can_complete_follow(in_suit, lead, trial, suit, ctx, cfg)
+        out[c] = can_complete_follow(in_suit, lead, trial, suit, ctx, cfg, req)
     return out
 
 
-def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg) -> bool:
+def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> bool:
     """Can ``selection`` (cards of H_E) be extended within ``in_suit`` (H_E, at least n cards)
-    to a legal follow? Exact for 1-2 decks.
+    to a legal follow? Exact for 1-2 decks. ``req``: ``lead_requirements(lead, ctx)`` if known.
 
     2 decks: a follow X is legal iff it contains a *witness*: disjoint tractors achieving
     ``trac(H_E)`` plus further pairs up to ``min(pairs(H_E), pL)`` (both conditions of §8.2
@@ -298,11 +299,11 @@ def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg) -> bool:
     if ctx.decks == 1:
         return True
     _require_two_decks(ctx, "following")
-    if cfg.follow_partial_tractor and lead_requirements(lead, ctx)[1]:
+    p_lead, t_lead = req if req is not None else lead_requirements(lead, ctx)
+    if cfg.follow_partial_tractor and t_lead:
         # rare option: the simple, exhaustive way
         return any((x >= selection).all() for x in submultisets(in_suit, n)
                    if _structure_ok(in_suit, lead, x, suit, ctx, cfg))
-    p_lead, t_lead = lead_requirements(lead, ctx)
     want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
     want_p = min(pairs(in_suit), p_lead)
     size = int(selection.sum())
