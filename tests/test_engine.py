@@ -218,3 +218,10 @@ def test_given_decks_match_the_reference_game():
     assert [g.attacker_points for g in games] == s.attacker_points.tolist()
     with pytest.raises(ValueError, match="decks must be"):
         eng.reset(decks=decks[:, :10])
+
+
+@pytest.mark.parametrize("options", [{}, {"failed_throw_choice": "NEXT_PLAYER"}])
+def test_single_game_fast_paths_agree(options):
+    """B = 1 takes scalar shortcuts (observation); it must still equal the reference."""
+    for seed in range(6):
+        play_both(Rules(**options), seed=700 + seed, n=1)

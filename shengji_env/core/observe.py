@@ -203,9 +203,14 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     at = layout(cfg)
     if out is None:
         out = np.zeros((B, size(cfg)), dtype=np.float32)
+    elif B == 1:
+        out[:] = 0
     else:  # card blocks are overwritten below; the rest is one-hot and sparse
         out[:, at["trick_leader"]] = 0
         out[:, at["kitty"].start:] = 0
+    if B == 1:  # one game (the AEC env): plain indexing beats array bookkeeping
+        _observe_one(cfg, at, s, out[0], None if seats is None else int(np.asarray(seats)[0]))
+        return out
     ar = np.arange(B)
     level, trump, dealer = (s.level.astype(np.int64), s.trump.astype(np.int64),
                             s.dealer.astype(np.int64))
@@ -256,3 +261,45 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     if "candidates" in at:
         out[:, at["candidates"]] = s.candidates.reshape(B, -1)
     return out
+
+
+def _observe_one(cfg, at, s, row, seat=None):
+    """``observe_batch`` for game 0 of a one-game state, written into ``row`` (zeros)."""
+    to_act = int(s.to_act[0])
+    seat = max(to_act if seat is None else seat, 0)
+    rel = [(seat + r) % 4 for r in range(4)]
+    row[at["hand"]] = s.hands[0, seat]
+    if seat == to_act:
+        row[at["selection"]] = s.selection[0]
+    row[at["trick"]] = s.trick[0, rel].ravel()
+    in_trick, leader, dealer, phase = (int(s.in_trick[0]), int(s.leader[0]), int(s.dealer[0]),
+                                       int(s.phase[0]))
+    if in_trick:
+        row[at["trick_leader"].start + (leader - seat) % 4] = 1
+    row[at["played"]] = (s.played[0, rel] + s.trick[0, rel]).ravel()
+    row[at["shown"]] = s.shown[0, rel].ravel()
+    row[at["revealed"]] = s.revealed[0, rel].ravel()
+    if dealer == seat and phase >= BURY:
+        row[at["kitty"]] = s.kitty[0] if phase > BURY else s.picked_up[0]
+    row[at["voids"]] = s.voids[0, rel].ravel()
+    row[at["level"].start + int(s.level[0])] = 1
+    trump = int(s.trump[0])
+    row[at["trump"].start + (5 if trump < 0 else trump)] = 1
+    row[at["dealer"].start + (4 if dealer < 0 else (dealer - seat) % 4)] = 1
+    declarer = int(s.decl_player[0])
+    row[at["declarer"].start + (4 if declarer < 0 else (declarer - seat) % 4)] = 1
+    if declarer >= 0:
+        row[at["declaration"].start + int(s.decl_kind[0])] = 1
+        row[at["declaration"].start + 3] = int(s.decl_k[0]) / cfg.decks
+    h, sc = cfg.hand_size, at["scalars"].start
+    row[sc] = (int(s.captured[0]) + int(s.penalty[0])) / (100 * cfg.decks)
+    row[sc + 1] = int(s.tricks_done[0]) / h
+    row[sc + 2] = int(s.lead_n[0]) / h
+    row[sc + 3] = int(s.dealt[0]) / (4 * h)
+    row[sc + 4] = phase == PLAY and leader == seat and in_trick == 0
+    row[sc + 5] = dealer >= 0 and dealer % 2 == seat % 2
+    row[at["phase"].start + phase] = 1
+    row[at["team_levels"].start + int(s.team_levels[0, seat % 2])] = 1
+    row[at["team_levels"].start + 13 + int(s.team_levels[0, 1 - seat % 2])] = 1
+    if "candidates" in at:
+        row[at["candidates"]] = s.candidates[0].ravel()
