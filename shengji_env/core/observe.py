@@ -232,10 +232,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     out[ar[started], at["trick_leader"].start + (leader[started] - seat[started]) % 4] = 1
     rows("played", s.played + s.trick)
     rows("shown", s.shown)
-    if s.revealed.any():  # failed throws are rare: skip the gather when nothing is revealed
-        rows("revealed", s.revealed)
-    else:
-        out[:, at["revealed"]] = 0
+    rows("revealed", s.revealed)
     mine = (dealer == seat) & (s.phase >= BURY)
     out[mine, at["kitty"]] = np.where((s.phase[mine] > BURY)[:, None], s.kitty[mine],
                                       s.picked_up[mine])
