@@ -1,7 +1,11 @@
-"""Play Shengji in the terminal: you hold one seat, random agents hold the others.
+"""Play Shengji in the terminal: you hold one seat, agents hold the others.
 
     python -m shengji_env.play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
+                               [--partner AGENT] [--opponents AGENT]
     shengji-play ...                     (the same, as a console script)
+
+``AGENT`` is ``random`` (default), ``heuristic``, ``module:attr`` or a trained checkpoint —
+any spec ``shengji-eval`` accepts.
 
 Type cards in RULES.md §1.2 notation: ``H:A A`` plays (or, when leading, leads) the pair of
 hearts aces; ``S:K, Jk:BJ`` selects several suits. A lead is ended for you once the typed
@@ -34,16 +38,18 @@ def move_text(action: int, cfg) -> str:
 
 
 class Table:
-    """One game of the engine with a person at ``seat`` and random agents elsewhere."""
+    """One game of the engine with a person at ``seat`` and ``agents`` (a ``Policy`` per
+    seat, ``None`` for uniform random play) elsewhere."""
 
     def __init__(self, cfg: Rules, seed: int, seat: int, episode: str, color: bool,
-                 debug_legal: bool, out=sys.stdout):
+                 debug_legal: bool, out=sys.stdout, agents=None):
         self.eng = Engine(cfg, 1, seed, episode=episode)
         self.state = self.eng.reset()
         self.cfg, self.seat, self.color = cfg, seat, color
         self.debug_legal, self.out = debug_legal, out
         self.rng = np.random.default_rng([seed, 7])
         self.total = np.zeros(4, dtype=np.float32)  # rewards per seat over the episode
+        self.agents = agents or [None] * 4
 
     def say(self, text: str = ""):
         print(text, file=self.out, flush=True)
@@ -59,7 +65,13 @@ class Table:
     def others_move(self):
         while not self.state.done[0] and int(self.state.to_act[0]) != self.seat:
             who = int(self.state.to_act[0])
-            a = int(self.rng.choice(self.legal()))
+            agent = self.agents[who]
+            if agent is None:
+                a = int(self.rng.choice(self.legal()))
+            else:
+                obs = {"observation": self.eng.observe(self.state)[0],
+                       "action_mask": self.eng.legal_mask(self.state)[0].astype(np.int8)}
+                a = int(agent.act(obs, self.rng))
             phase = Phase(int(self.state.phase[0]))
             self.apply(a)
             if a >= PASS and a != END and phase == Phase.DECLARE:
@@ -134,12 +146,27 @@ def main(argv=None) -> int:
     parser.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat")
     parser.add_argument("--match", action="store_true", help="play a match, not one hand")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
+    parser.add_argument("--partner", default="random", metavar="AGENT",
+                        help="your partner: random, heuristic, module:attr or a checkpoint")
+    parser.add_argument("--opponents", default="random", metavar="AGENT",
+                        help="both opponents (same choices)")
     parser.add_argument("--debug-legal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cfg = Rules(decks=args.decks)
     color = not args.no_color and sys.stdout.isatty()
+    agents = [None] * 4
+    if (args.partner, args.opponents) != ("random", "random"):
+        # agents live above shengji_env (imports flow cards → rules → core → env → agents),
+        # so the command line borrows the evaluator's agent specs lazily
+        from agents.evaluate import load_policy
+        for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
+            if spec != "random":
+                try:
+                    agents[(args.seat + who) % 4] = load_policy(spec, cfg)
+                except ValueError as e:
+                    parser.error(str(e))
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
-              args.debug_legal)
+              args.debug_legal, agents=agents)
     t.say(f"Shengji: you are seat {args.seat} ({SEAT_NAMES[args.seat]}); your partner is seat "
           f"{(args.seat + 2) % 4}. Type 'help' for your legal moves, 'quit' to leave.")
     while not t.state.done[0]:
