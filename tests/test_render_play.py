@@ -53,3 +53,13 @@ def test_play_full_hand_in_a_pty(decks):
         turns += 1
     child.expect(pexpect.EOF)
     assert not invalid and turns > 10
+
+
+def test_play_against_heuristic_agents_until_quit(monkeypatch, capsys):
+    from shengji_env import play
+
+    answers = iter(["help", "quit"])
+    monkeypatch.setattr(play, "input_fn", lambda prompt: next(answers))
+    assert play.main(["--seed", "1", "--no-color", "--opponents", "heuristic",
+                      "--partner", "heuristic"]) == 0
+    assert "bye" in capsys.readouterr().out
