@@ -143,61 +143,20 @@ def commit_leads(eng, s, G):
     """END: the selection is the lead; throws are validated (§7.3-7.4)."""
     cfg = eng.cfg
     sel = s.selection[G]
-    idx, eff = s.idx[G], s.eff[G]
-    ar = np.arange(G.size)
+    idx = s.idx[G]
     n = sel.sum(1, dtype=np.int16)
-    suit = eff[ar, (sel > 0).argmax(1)]
-    pair = sel >= 2
-    single = sel == 1
     pbits = _pair_bits(sel, idx)
-    n_pair_ids = pair.sum(1)
-    n_single = single.sum(1)
     contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
-    simple = (n == 1) | ((n_single == 0) & (np.bitwise_count(pbits) == n_pair_ids) & contiguous)
+    # a simple lead is one unit: a single, or pairs at distinct consecutive positions
+    simple = (n == 1) | (((sel == 1).sum(1) == 0)
+                         & (np.bitwise_count(pbits) == (sel >= 2).sum(1)) & contiguous)
     tractorish = (pbits & (pbits >> 1)) != 0
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
-    # --- throws without tractors: units are pairs and singles
     V = np.flatnonzero(~simple & ~tractorish)
     if V.size:
-        gv = G[V]
-        leader = s.leader[gv].astype(np.int64)
-        others = (leader[:, None] + np.arange(1, 4)) % 4
-        oth = s.hands[gv[:, None], others]  # (v, 3, 54)
-        in_e = (eff[V] == suit[V][:, None])[:, None, :]
-        iv = idx[V].astype(np.int16)[:, None, :]
-        best_single = (((oth > 0) & in_e) * (iv + 1)).max((1, 2)) - 1
-        best_pair = (((oth >= 2) & in_e) * (iv + 1)).max((1, 2)) - 1
-        key = idx[V].astype(np.int32) * 64 + np.arange(54)
-        low_single = np.where(single[V], key, _BIG * 64).min(1)
-        low_pair = np.where(pair[V], key, _BIG * 64).min(1)
-        fail_s = (n_single[V] > 0) & (best_single > low_single // 64)
-        fail_p = (n_pair_ids[V] > 0) & (best_pair > low_pair // 64)
-        both = fail_s & fail_p
-        if cfg.failed_throw_choice == "NEXT_PLAYER":
-            pick_single = fail_s & ~fail_p
-            chooser[V] = both
-        elif cfg.failed_throw_choice == "AUTO_LOWEST_RANK":  # ties: fewer cards (the single)
-            pick_single = fail_s & (~fail_p | (low_single // 64 <= low_pair // 64))
-        else:  # AUTO_FEWEST_CARDS
-            pick_single = fail_s
-        failed = fail_s | fail_p
-        forced = np.zeros((V.size, 54), dtype=np.uint8)
-        forced[np.arange(V.size), low_single % 64] = np.where(pick_single, 1, 0)
-        pick_pair = failed & ~pick_single
-        forced[np.arange(V.size), np.where(pick_pair, low_pair % 64, 0)] += np.where(pick_pair, 2, 0).astype(np.uint8)
-        for i in np.flatnonzero(both & chooser[V]):
-            g = gv[i]
-            s.candidates[g] = 0
-            s.candidates[g, 0, low_pair[i] % 64] = 2
-            s.candidates[g, 1, low_single[i] % 64] = 1
-            s.n_candidates[g] = 2
-        lead[V] = np.where(failed[:, None] & ~chooser[V][:, None], forced, lead[V])
-        _reveal(s, gv[failed], sel[V][failed])
-        charged = failed & ~chooser[V]
-        _charge_penalty(eng, s, gv[charged], n[V][charged] - lead[V][charged].sum(1, dtype=np.int16))
-    # --- throws holding a tractor: the scalar rules
-    for i in np.flatnonzero(~simple & tractorish):
+        lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
+    for i in np.flatnonzero(~simple & tractorish):  # throws holding a tractor: scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
@@ -220,6 +179,58 @@ def commit_leads(eng, s, G):
     s.phase[Ch] = CHOOSE
     s.to_act[Ch] = (s.leader[Ch] + 1) % 4
     set_leads(eng, s, G[~chooser], lead[~chooser])
+
+
+def _pairs_and_singles_throws(eng, s, G, sel, n):
+    """Validate throws whose units are pairs and singles only (§7.3-7.4), vectorised.
+
+    A type fails when another hand holds a strictly higher unit of it in the led suit; the
+    candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
+    Returns the leads ``uint8[g, 54]`` and which games wait for the next player's choice.
+    """
+    idx, eff = s.idx[G], s.eff[G]
+    rows = np.arange(G.size)
+    suit = eff[rows, (sel > 0).argmax(1)]
+    single, pair = sel == 1, sel >= 2
+    leader = s.leader[G].astype(np.int64)
+    others = (leader[:, None] + np.arange(1, 4)) % 4
+    oth = s.hands[G[:, None], others]  # (g, 3, 54)
+    in_e = (eff == suit[:, None])[:, None, :]
+    top = idx.astype(np.int16)[:, None, :] + 1  # 1-based: 0 means "none" after the product
+    best_single = (((oth > 0) & in_e) * top).max((1, 2)) - 1
+    best_pair = (((oth >= 2) & in_e) * top).max((1, 2)) - 1
+    key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
+    none = _BIG * 64
+    low_single = np.where(single, key, none).min(1)
+    low_pair = np.where(pair, key, none).min(1)
+    fail_s = single.any(1) & (best_single > low_single // 64)
+    fail_p = pair.any(1) & (best_pair > low_pair // 64)
+    choice = eng.cfg.failed_throw_choice
+    if choice == "NEXT_PLAYER":
+        chooser = fail_s & fail_p
+        pick_single = fail_s & ~fail_p
+    elif choice == "AUTO_LOWEST_RANK":  # ties: fewer cards (the single)
+        chooser = np.zeros(G.size, dtype=bool)
+        pick_single = fail_s & (~fail_p | (low_single // 64 <= low_pair // 64))
+    else:  # AUTO_FEWEST_CARDS
+        chooser = np.zeros(G.size, dtype=bool)
+        pick_single = fail_s
+    failed = fail_s | fail_p
+    pick_pair = failed & ~pick_single & ~chooser
+    lead = sel.copy()
+    forced = failed & ~chooser
+    lead[forced] = 0
+    lead[rows[pick_single], low_single[pick_single] % 64] = 1
+    lead[rows[pick_pair], low_pair[pick_pair] % 64] = 2
+    for i in np.flatnonzero(chooser):  # candidates in decomposition order: pair, then single
+        g = G[i]
+        s.candidates[g] = 0
+        s.candidates[g, 0, low_pair[i] % 64] = 2
+        s.candidates[g, 1, low_single[i] % 64] = 1
+        s.n_candidates[g] = 2
+    _reveal(s, G[failed], sel[failed])
+    _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
+    return lead, chooser
 
 
 def _reveal(s, G, attempted):
