@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import cards
 from ..rules import declare, scoring
 from ..rules.config import Rules
 from ..rules.game import DECLARE_BASE, PASS, Phase, action_layout, check_supported, new_deck
@@ -57,9 +58,16 @@ class Engine:
             raise ValueError(f"reward={reward!r}; expected 'levels', 'points' or 'win'")
         if levels == "random":
             dealer = "random" if dealer is None else dealer
-        elif len(levels) != 2 or not all(0 <= int(x) <= 12 for x in levels):
-            raise ValueError(f"levels={levels!r}; expected two rank indices 0-12 or 'random'")
-        elif dealer is None and levels[0] != levels[1]:
+        else:
+            try:  # ranks as "2".."A" or indices 0-12, like rules.Game
+                ranks = tuple(cards.rank_index(x) for x in levels)
+            except (TypeError, ValueError):
+                ranks = ()
+            if len(ranks) != 2:
+                raise ValueError(f"levels={levels!r}; expected two ranks (2..A or 0-12) or "
+                                 "'random'")
+            levels = ranks
+        if levels != "random" and dealer is None and levels[0] != levels[1]:
             raise ValueError("a first hand (dealer=None) needs both teams at the same level")
         if not (dealer is None or dealer == "random" or dealer in (0, 1, 2, 3)):
             raise ValueError(f"dealer={dealer!r}; expected None, a seat 0-3 or 'random'")
