@@ -65,20 +65,36 @@ def begin_play(s, G):
 # ------------------------------------------------------------------------------ masks §7-8
 
 def mask_play(eng, s, G, out):
+    """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
     seats = s.to_act[G].astype(np.int64)
     hand = s.hands[G, seats]
     sel = s.selection[G]
     free = hand > sel
-    eff = s.eff[G]
     n_sel = sel.sum(1, dtype=np.int16)
     leading = s.lead_n[G] == 0
-    # leader: any held card of the selection's effective suit; END once something is selected
-    sel_suit = eff[np.arange(G.size), (sel > 0).argmax(1)]
-    lead_ok = free & ((n_sel == 0)[:, None] | (eff == sel_suit[:, None]))
     out[:, END] = leading & (n_sel > 0)
-    # follower, §8.1: must play H_E (all of it when short), structure obligation §8.2
+    if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
+        out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
+        return
+    follow = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
+    if leading.any():
+        lead_ = leading[:, None]
+        follow = (lead_ & _lead_cards(s, G, sel, free, n_sel)) | (~lead_ & follow)
+    out[:, :54] = follow
+
+
+def _lead_cards(s, G, sel, free, n_sel):
+    """§7.2: any held card; once a card is selected, only cards of its effective suit."""
+    eff = s.eff[G]
+    sel_suit = eff[np.arange(G.size), (sel > 0).argmax(1)]
+    return free & ((n_sel == 0)[:, None] | (eff == sel_suit[:, None]))
+
+
+def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
+    """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation; rows of
+    leaders are meaningless here (the caller replaces them)."""
     n = s.lead_n[G].astype(np.int16)
-    in_e = eff == s.lead_suit[G][:, None]
+    in_e = s.eff[G] == s.lead_suit[G][:, None]
     held_e = hand * in_e  # (np.where is several times slower on these shapes)
     have = held_e.sum(1, dtype=np.int16)
     others_left = n - have - (sel * ~in_e).sum(1, dtype=np.int16)
@@ -91,14 +107,13 @@ def mask_play(eng, s, G, out):
         structured &= _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs[G])
     full_ = full[:, None]
     follow = (full_ & structured) | (~full_ & follow)
-    lead_ = leading[:, None]
-    out[:, :54] = (lead_ & lead_ok) | (~lead_ & follow)
-    rare = np.flatnonzero(~leading & full & s.lead_tractor[G]) if eng.cfg.decks > 1 else []
-    for i in rare:
-        g = int(G[i])
-        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
-        out[i, :54] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i], ctx,
-                                                  eng.cfg)
+    if eng.cfg.decks > 1:  # a tractor in the lead: the scalar rules (a few per cent of tricks)
+        for i in np.flatnonzero((s.lead_n[G] > 0) & full & s.lead_tractor[G]):
+            g = int(G[i])
+            ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+            follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
+                                                    ctx, eng.cfg)
+    return follow
 
 
 def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
