@@ -1,4 +1,4 @@
-"""Trainer checkpoints: atomic writes, ``weights_only`` loads, and a trained network as a ``Policy``.
+"""Trainer checkpoints: atomic writes, ``weights_only`` loads, a trained network as a ``Policy``.
 
 A checkpoint is a ``dict`` of tensors and plain python only (so ``torch.load(path,
 weights_only=True)`` reads it; ecosystem notes §4.2)::
@@ -77,8 +77,8 @@ def load_checkpoint(path: str | Path) -> dict:
         path = latest_checkpoint(path)
     ckpt = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a shengji-rl PPO checkpoint (format "
-                         f"{ckpt.get('format') if isinstance(ckpt, dict) else type(ckpt).__name__!r})")
+        what = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
+        raise ValueError(f"{path} is not a shengji-rl PPO checkpoint (format {what!r})")
     if ckpt.get("version") != CHECKPOINT_VERSION:
         raise ValueError(f"{path} has checkpoint version {ckpt.get('version')}; this version of "
                          f"shengji-rl reads version {CHECKPOINT_VERSION}")

@@ -4,8 +4,9 @@
 (seeded from the run seed and the update number, so a resumed run replays the same hands) and
 plays until each game has finished ``hands_per_env`` hands. In a ``VecEnv`` step exactly one seat
 acts per game; its decision is recorded with the game, the hand, the seat and the step. All four
-seats share the network (self-play), except the team run by an opponent-pool member in the hands
-drawn for the pool (``agents.pool``): those decisions are played but not recorded. A game that has
+seats share the network (self-play), except the team run by an opponent in the hands drawn for
+one — an opponent-pool member (``agents.pool``) or, if asked, a fixed sparring partner such as the
+heuristic: those decisions are played but not recorded. A game that has
 finished its hands keeps stepping with the first legal action (never recorded) until the others
 finish; that waste (~15% of steps) is the price of updates that never split a hand, which is
 what lets a checkpoint hold no environment state and a resume be exact.
@@ -14,6 +15,8 @@ what lets a checkpoint hold no environment state and a resume be exact.
 the end of the hand (the seat's team reward, DESIGN.md §4), so the chain's last decision gets the
 reward and bootstraps from nothing; the others get 0 and bootstrap from the value of the same
 seat's next decision. GAE(γ, λ) runs backwards along each chain; returns = advantages + values.
+Optional potential-based shaping (``potential``) credits the points of each trick as they are
+won without changing any chain's return.
 
 **Update** (``ppo_update``): clipped surrogate, value loss (optionally clipped), entropy bonus,
 advantages normalised per minibatch, gradient-norm clipping, Adam — CleanRL's ``ppo.py``.
@@ -27,12 +30,16 @@ import numpy as np
 import torch
 from torch import nn
 
+from shengji_env.core.observe import layout
 from shengji_env.vector import VecEnv
 
+from .base import Policy
 from .nets import masked_distribution
 from .pool import OpponentPool
 
 __all__ = ["Batch", "collect_hands", "gae_by_seat", "ppo_update", "update_seeds"]
+
+SELF, POOL, BASELINE = 0, 1, 2  #: who runs the other team in a hand
 
 
 @dataclass
@@ -76,24 +83,35 @@ def _sample(net: nn.Module, obs: np.ndarray, mask: np.ndarray, gen: torch.Genera
 def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands_per_env: int,
                   gamma: float, gae_lambda: float, np_rng: np.random.Generator,
                   gen: torch.Generator, pool: OpponentPool | None = None,
-                  pool_net: nn.Module | None = None, pool_prob: float = 0.0
-                  ) -> tuple[Batch, dict]:
+                  pool_net: nn.Module | None = None, pool_prob: float = 0.0,
+                  baseline: Policy | None = None, baseline_prob: float = 0.0,
+                  shaping: float = 0.0) -> tuple[Batch, dict]:
     """Play ``hands_per_env`` hands in every game of ``venv``; returns the learner's ``Batch`` and
-    statistics of the finished hands (see the module docstring)."""
+    statistics of the finished hands (see the module docstring; ``shaping``: ``potential``).
+
+    A hand is played against the pool member with probability ``pool_prob``, against
+    ``baseline`` (a fixed ``Policy``, e.g. the heuristic, as a sparring partner) with
+    probability ``baseline_prob``, else in pure self-play; the opponent runs one team."""
     B, k = venv.num_envs, hands_per_env
+    scalars = layout(venv.cfg)["scalars"].start
     obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
-    # per (game, hand): is one team run by the pool member, and which team (0: seats 0/2)
+    # per (game, hand): who runs the other team (SELF, POOL, BASELINE), and which team it is
     use_pool = pool is not None and len(pool) > 0 and pool_prob > 0
     member = -1
     if use_pool:
         member = pool.sample(np_rng)
         pool_net.load_state_dict(pool.members[member])
-    vs_pool = (np_rng.random((B, k)) < pool_prob) if use_pool else np.zeros((B, k), bool)
+    draw = np_rng.random((B, k))
+    opponent = np.full((B, k), SELF, dtype=np.int8)
+    if baseline is not None:
+        opponent[draw < baseline_prob] = BASELINE
+    if use_pool:
+        opponent[(draw >= baseline_prob) & (draw < baseline_prob + pool_prob)] = POOL
     pool_team = np_rng.integers(0, 2, size=(B, k))
     hands = np.zeros(B, dtype=np.int64)  # hands finished per game
     ar = np.arange(B)
     rec = {"obs": [], "mask": [], "actions": [], "logp": [], "values": [], "env": [],
-           "hand": [], "seat": [], "step": []}
+           "hand": [], "seat": [], "step": [], "potential": []}
     final_rewards = np.zeros((B, k, 4), dtype=np.float32)
     lengths = np.zeros((B, k), dtype=np.int64)
     attacker_points = np.zeros((B, k), dtype=np.int64)
@@ -101,8 +119,9 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     while (hands < k).any():
         active = hands < k
         h = np.minimum(hands, k - 1)
-        pooled = active & vs_pool[ar, h] & (to_act % 2 == pool_team[ar, h])
-        learn = active & ~pooled
+        opp = opponent[ar, h]
+        theirs = active & (opp != SELF) & (to_act % 2 == pool_team[ar, h])
+        learn = active & ~theirs
         actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
         rows = np.flatnonzero(learn)
         if rows.size:
@@ -111,11 +130,15 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
             actions[rows] = a
             for key, val in (("obs", o), ("mask", m), ("actions", a), ("logp", lp),
                              ("values", v), ("env", rows), ("hand", h[rows]),
-                             ("seat", to_act[rows].copy()), ("step", np.full(rows.size, step))):
+                             ("seat", to_act[rows].copy()), ("step", np.full(rows.size, step)),
+                             ("potential", shaping * potential(o, scalars))):
                 rec[key].append(val)
-        prow = np.flatnonzero(pooled)
+        prow = np.flatnonzero(theirs & (opp == POOL))
         if prow.size:
             actions[prow] = _sample(pool_net, obs[prow], mask[prow], gen)[0]
+        brow = np.flatnonzero(theirs & (opp == BASELINE))
+        if brow.size:
+            actions[brow] = baseline.act_batch(obs[brow], mask[brow], np_rng)
         decisions += int(active.sum())
         obs, mask, to_act, rewards, done, info = venv.step(actions)
         step += 1
@@ -128,16 +151,19 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
             hands[fin] += 1
     cat = {key: np.concatenate(val) for key, val in rec.items()}
     adv, ret = gae_by_seat(cat["env"], cat["hand"], cat["seat"], cat["step"], cat["values"],
-                           final_rewards, gamma, gae_lambda)
+                           final_rewards, gamma, gae_lambda, cat["potential"])
     batch = Batch(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
                   cat["logp"].astype(np.float32), cat["values"].astype(np.float32), adv, ret)
     learner_team = 1 - pool_team
     lt_reward = np.take_along_axis(final_rewards, learner_team[..., None], axis=2)[..., 0]
+    vs_pool, vs_baseline = opponent == POOL, opponent == BASELINE
     stats = {
         "hands": B * k, "decisions": decisions, "steps": step * B, "pool_member": member,
-        "pool_fraction": float(vs_pool.mean()),
+        "pool_fraction": float(vs_pool.mean()), "baseline_fraction": float(vs_baseline.mean()),
         "return_vs_pool": float(lt_reward[vs_pool].mean()) if vs_pool.any() else None,
         "win_rate_vs_pool": float((lt_reward[vs_pool] > 0).mean()) if vs_pool.any() else None,
+        "win_rate_vs_baseline": (float((lt_reward[vs_baseline] > 0).mean())
+                                 if vs_baseline.any() else None),
         "abs_return": float(np.abs(final_rewards[..., 0]).mean()),
         "length": float(lengths.mean()), "attacker_points": float(attacker_points.mean()),
         "takeover_rate": float((attacker_points >= 2 * venv.cfg.level_step).mean()),  # RULES §10.3
@@ -145,11 +171,23 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     return batch, stats
 
 
-def gae_by_seat(env, hand, seat, step, values, final_rewards, gamma: float, lam: float):
+def potential(obs: np.ndarray, scalars: int) -> np.ndarray:
+    """``float32[b]`` — the attackers' points so far as a fraction of all points, counted for
+    the observer's team (+ attacking, − dealer side); read from the ``scalars`` block of
+    observations ``obs`` float32[b, N] (``scalars``: its offset)."""
+    points, dealer_side = obs[:, scalars], obs[:, scalars + 5]
+    return (points * (1 - 2 * dealer_side)).astype(np.float32)
+
+
+def gae_by_seat(env, hand, seat, step, values, final_rewards, gamma: float, lam: float,
+                potential=None):
     """GAE along each (game, hand, seat) chain of decisions (module docstring).
 
     ``env``, ``hand``, ``seat``, ``step``: int[M] identify each decision and its order;
     ``values``: float32[M]; ``final_rewards``: float32[B, hands, 4] per seat at the hand's end.
+    ``potential``: float32[M] or None — potential-based shaping (Ng et al. 1999): each decision
+    also earns ``γ·Φ(next decision of the seat) − Φ(this one)``, with Φ = 0 after the hand, so a
+    chain's return is unchanged while points won in a trick are credited right away.
     Returns ``(advantages, returns)``, float32[M] each, in the input order.
     """
     M = values.size
@@ -162,6 +200,12 @@ def gae_by_seat(env, hand, seat, step, values, final_rewards, gamma: float, lam:
     next_v[:-1] = v[1:]
     next_v[last] = 0.0
     r = np.where(last, final_rewards[e, hd, s], 0.0)
+    if potential is not None:
+        phi = potential[order].astype(np.float64)
+        next_phi = np.zeros(M)
+        next_phi[:-1] = phi[1:]
+        next_phi[last] = 0.0
+        r = r + gamma * next_phi - phi
     delta = r + gamma * next_v - v
     # position counted from the chain's end: 0 for the last decision
     chain_id = np.concatenate([[0], np.cumsum(last[:-1])])

@@ -98,7 +98,8 @@ def relabel(obs: np.ndarray, cfg: Rules, level: int, t1: int, t2: int):
     return out, sigma
 
 
-def test_network_does_not_care_about_suit_names():
+@pytest.mark.parametrize("card_head", [0, 16])
+def test_network_does_not_care_about_suit_names(card_head):
     cfg = Rules()
     g = suit_game()
     obs = observe_game(g)
@@ -109,7 +110,7 @@ def test_network_does_not_care_about_suit_names():
     assert decode(obs2, cfg).trump == t2
     assert (decode(obs2, cfg).hand[sigma] == view.hand).all()
     torch.manual_seed(0)
-    net = PolicyValueNet(cfg, hidden=32, blocks=1)
+    net = PolicyValueNet(cfg, hidden=32, blocks=1, card_head=card_head)
     with torch.no_grad():
         (l1, v1), (l2, v2) = net(torch.from_numpy(obs[None])), net(torch.from_numpy(obs2[None]))
     assert torch.equal(l2[0, torch.from_numpy(sigma)], l1[0, :54])  # card logits follow the cards
@@ -126,12 +127,25 @@ def test_canonical_tables_are_permutations():
         assert (np.sort(card_index[key]) == np.arange(54)).all()
 
 
+def test_fast_canonical_presentation_matches_the_table():
+    cfg = Rules()
+    net = PolicyValueNet(cfg, hidden=8)
+    obs_index = torch.from_numpy(canonical_tables(cfg)[0])
+    venv = VecEnv(32, cfg, seed=5)
+    obs, mask, _, _ = venv.reset()
+    for _ in range(150):
+        x = torch.from_numpy(obs.copy())
+        key = net.keys(x)
+        assert torch.equal(net.canonical(x, key), x.gather(1, obs_index[key]))
+        obs, mask, *_ = venv.step(mask.argmax(1))
+
+
 def test_net_policy_plays_legal_actions_in_batches_and_singly():
     cfg = Rules()
     venv = VecEnv(16, cfg, seed=3)
     obs, mask, _, _ = venv.reset()
     torch.manual_seed(0)
-    net = PolicyValueNet(cfg, hidden=32)
+    net = PolicyValueNet(cfg, hidden=32, card_head=8)
     gen = torch.Generator().manual_seed(0)
     policy = NetPolicy(net, sample=True)
     assert isinstance(policy, Policy)
