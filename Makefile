@@ -1,5 +1,6 @@
-# One entry point for humans and CI. `make run` trains and evaluates (for now: the demo hand);
-# `make test` runs the default test suite. Both create .venv on first use.
+# One entry point for humans and CI. `make run` trains a bot with configs/quickstart.yaml and
+# prints its evaluation against the baselines; `make test` runs the default test suite.
+# Both create .venv on first use.
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: venv
-	$(BIN)/python -m shengji_env.demo
+	$(BIN)/python train.py --config configs/quickstart.yaml
 
 test: venv
 	$(BIN)/pytest

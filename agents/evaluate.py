@@ -60,6 +60,8 @@ def load_policy(spec: str, rules: Rules) -> Policy:
         return HeuristicAgent(rules)
     path = Path(spec)
     if path.exists():
+        from . import checkpoint  # noqa: F401 — registers the trainer's loader (imports torch)
+
         for loader in _CHECKPOINT_LOADERS:
             policy = loader(str(path), rules)
             if policy is not None:
