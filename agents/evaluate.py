@@ -60,7 +60,9 @@ def load_policy(spec: str, rules: Rules) -> Policy:
         return HeuristicAgent(rules)
     path = Path(spec)
     if path.exists():
-        from . import checkpoint  # noqa: F401 — registers the trainer's loader (imports torch)
+        from . import checkpoint  # the trainer's own loader (imports torch, so only here)
+
+        checkpoint._register()  # idempotent
 
         for loader in _CHECKPOINT_LOADERS:
             policy = loader(str(path), rules)

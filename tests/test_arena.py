@@ -126,17 +126,16 @@ def test_load_policy(rules):
         load_policy("json:JSONDecoder", rules)
 
 
-def test_checkpoint_hook(tmp_path, rules):
+def test_checkpoint_hook(tmp_path, rules, monkeypatch):
+    from agents import evaluate
+
+    monkeypatch.setattr(evaluate, "_CHECKPOINT_LOADERS", list(evaluate._CHECKPOINT_LOADERS))
     ckpt = tmp_path / "model.ckpt"
     ckpt.write_bytes(b"x")
     with pytest.raises(ValueError, match="no checkpoint loader"):
         load_policy(str(ckpt), rules)
     register_checkpoint_loader(lambda path, r: RandomAgent(r) if path.endswith(".ckpt") else None)
-    try:
-        assert isinstance(load_policy(str(ckpt), rules), RandomAgent)
-    finally:
-        from agents import evaluate
-        evaluate._CHECKPOINT_LOADERS.clear()
+    assert isinstance(load_policy(str(ckpt), rules), RandomAgent)
 
 
 def test_command_line(tmp_path, capsys):
