@@ -327,7 +327,7 @@ def test_same_seed_same_game_different_seed_different_deck():
         g = Game(Rules(), seed)
         rng = np.random.default_rng(7)
         while not g.done:
-            np.random.seed(len(g.log))  # the global RNG must not matter
+            np.random.seed(len(g.log))  # noqa: NPY002 — the global RNG must not matter
             g.step(random_policy(g, g.legal_mask(), rng))
         return g.log
 

@@ -1,6 +1,5 @@
 """The notebooks run top to bottom in smoke mode (SMOKE=1 shrinks every budget)."""
 
-import os
 from pathlib import Path
 
 import nbformat

@@ -14,6 +14,8 @@ Public API (DESIGN.md §3)::
 """
 
 from .config import Rules, make_rules
+from .declare import Declaration, DeclareState, declaration_actions, legal_declarations
+from .game import Game, Phase, action_layout
 from .order import (
                     NT,
                     TRUMP,
@@ -37,8 +39,6 @@ from .play import (
                     trick_winner,
                     validate_throw,
 )
-from .declare import Declaration, DeclareState, declaration_actions, legal_declarations
-from .game import Game, Phase, action_layout
 from .scoring import LevelOutcome, apply_level_change, kitty_multiplier, level_outcome, next_dealer
 
 __all__ = [
