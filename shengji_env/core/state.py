@@ -146,7 +146,8 @@ class BatchState:
             "idx": ((B, 54), np.int8), "ctx": ((B,), np.int16), "lead_tractor": ((B,), bool),
             "first_hand": ((B,), bool), "done": ((B,), bool), "captured": ((B,), np.int16),
             "penalty": ((B,), np.int16), "kitty_bonus": ((B,), np.int16),
-            "attacker_points": ((B,), np.int16), "outcome": ((B, 3), np.int8), "last_lead": ((B, 54), np.uint8),
+            "attacker_points": ((B,), np.int16), "outcome": ((B, 3), np.int8),
+            "last_lead": ((B, 54), np.uint8),
             "log": ((B, LOG_LEN), np.int16), "log_len": ((B,), np.int16),
         }
         values = {}
