@@ -331,8 +331,11 @@ class Engine:
         """Apply one action per game; returns ``(state, rewards float32[B, 4], done bool[B])``."""
         actions = self._check_actions(s, actions)
         rewards = np.zeros((s.num_games, 4), dtype=np.float32)
-        live = np.flatnonzero(~s.done)
-        self._apply(s, live, actions[live], rewards)
+        if s.done.any():
+            live = np.flatnonzero(~s.done)
+            self._apply(s, live, actions[live], rewards)
+        else:
+            self._apply(s, np.arange(s.num_games), actions, rewards)
         while self.auto_forced:
             mask = self.legal_mask(s)
             forced = np.flatnonzero((mask.sum(1) == 1) & ~s.done)
@@ -345,16 +348,15 @@ class Engine:
         a = np.asarray(actions)
         if a.shape != (s.num_games,):
             raise ValueError(f"actions must have shape ({s.num_games},), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
+        if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
+        a = a.astype(np.int64, copy=False)
         mask = self.legal_mask(s)
-        live = ~s.done
         inside = (a >= 0) & (a < self.num_actions)
-        legal = inside & mask[np.arange(a.size), np.clip(a, 0, self.num_actions - 1)]
-        bad = np.flatnonzero(live & ~legal)
-        if bad.size:
-            g = int(bad[0])
+        legal = inside & mask[np.arange(a.size), np.where(inside, a, 0)]
+        bad = ~s.done & ~legal
+        if bad.any():
+            g = int(np.flatnonzero(bad)[0])
             raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {int(s.to_act[g])}, "
                              f"phase {Phase(int(s.phase[g])).name}); legal: "
                              f"{np.flatnonzero(mask[g]).tolist()}")
@@ -363,10 +365,10 @@ class Engine:
     def _apply(self, s, G, actions, rewards):
         s.__dict__.pop("_mask", None)
         n = s.log_len[G].astype(np.int64)
-        full = n >= LOG_LEN
-        for g in G[full]:
-            self._spill_log(s, int(g))
-        n = s.log_len[G].astype(np.int64)
+        if (n >= LOG_LEN).any():  # a long episode (redeals): move the log into history
+            for g in G[n >= LOG_LEN]:
+                self._spill_log(s, int(g))
+            n = s.log_len[G].astype(np.int64)
         s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
         s.log_len[G] += 1
         phase = s.phase[G].copy()
