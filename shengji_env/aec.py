@@ -75,6 +75,7 @@ from .rules.config import Rules, make_rules
 from .rules.game import END, PASS, Phase, action_layout
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
+_PHASE_NAMES = tuple(p.name for p in Phase)  # by value: cheaper than Phase(x).name per step
 ILLEGAL_MODES = ("raise", "penalize")
 
 
@@ -190,8 +191,8 @@ class raw_env(AECEnv, EzPickle):
         seat = int(self.state.to_act[0])
         if seat >= 0 and not self.terminations.get(AGENTS[seat], True):
             mask = self.engine.legal_mask(self.state)[0]
-            self.infos[AGENTS[seat]].update(legal_moves=np.flatnonzero(mask).tolist(),
-                                            phase=Phase(int(self.state.phase[0])).name)
+            self.infos[AGENTS[seat]].update(legal_moves=mask.nonzero()[0].tolist(),
+                                            phase=_PHASE_NAMES[int(self.state.phase[0])])
 
     def observe(self, agent):
         seat = AGENTS.index(agent)
@@ -230,7 +231,7 @@ class raw_env(AECEnv, EzPickle):
             self._set_infos({"illegal_action": True, "offender": agent})
             return
         self.state, rewards, done = self.engine.step(self.state, np.array([a]))
-        self.rewards = {x: float(rewards[0, i]) for i, x in enumerate(AGENTS)}
+        self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
         self._accumulate_rewards()
         if done[0]:
             self.terminations = {x: True for x in self.agents}

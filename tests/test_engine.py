@@ -222,6 +222,7 @@ def test_given_decks_match_the_reference_game():
 
 @pytest.mark.parametrize("options", [{}, {"failed_throw_choice": "NEXT_PLAYER"}])
 def test_single_game_fast_paths_agree(options):
-    """B = 1 takes scalar shortcuts (observation); it must still equal the reference."""
+    """B = 1 takes scalar shortcuts (observation, mask and step: ``core/one_game.py``); it must
+    still equal the reference (``test_engine_fastpath.py`` compares it with the batch code)."""
     for seed in range(6):
         play_both(Rules(**options), seed=700 + seed, n=1)

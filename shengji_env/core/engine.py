@@ -13,6 +13,9 @@ in any process. Decision points, masks and outcomes equal the reference game's (
 ``step`` updates ``state`` in place and returns it. Finished games ignore their action (a
 documented no-op) until ``reset_games`` starts them again. Illegal actions, or an action array
 of the wrong shape or dtype, raise ``ValueError`` before anything changes.
+
+With one game (B = 1: the AEC env, the ``play`` CLI) ``step`` and ``legal_mask`` take scalar
+fast paths (``core/one_game.py`` for the PLAY phase) with exactly the same results.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..rules import declare, scoring
 from ..rules.config import Rules
 from ..rules.game import DECLARE_BASE, PASS, Phase, action_layout, check_supported, new_deck
 from ..rules.order import NT
-from . import deal, observe, trick
+from . import deal, observe, one_game, trick
 from .state import LOG_LEN, BatchState
 from .tables import Tables, context_id
 
@@ -78,6 +81,7 @@ class Engine:
         self.layout = action_layout(cfg)
         self.num_actions = self.layout.size
         self.obs_size = observe.size(cfg)
+        self.obs_layout = observe.layout(cfg)  # cached here: hashing a Rules costs µs per call
         self.rngs: list[np.random.Generator] = []
         self._mask_fill = {DECLARE: deal.mask_declare, BURY: trick.mask_bury,
                            PLAY: trick.mask_play, NAME: Engine._mask_name,
@@ -297,6 +301,10 @@ class Engine:
         cached = s.__dict__.get("_mask")
         if cached is not None:
             return cached
+        if s.num_games == 1:
+            mask = self._legal_mask_one(s)
+            s.__dict__["_mask"] = mask
+            return mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase))
         for phase in np.flatnonzero(count[:OVER]):
@@ -309,6 +317,17 @@ class Engine:
                 fill(self, s, G, out)
                 mask[G] = out
         s.__dict__["_mask"] = mask
+        return mask
+
+    def _legal_mask_one(self, s: BatchState) -> np.ndarray:
+        """``legal_mask`` of a one-game batch: PLAY (most decisions) takes the scalar path of
+        ``one_game``; the other phases fill the row with the batch code."""
+        mask = np.zeros((1, self.num_actions), dtype=bool)
+        phase = int(s.phase[0])
+        if phase == PLAY:
+            one_game.mask_play(self, s, 0, mask[0])
+        elif phase != OVER:
+            self._mask_fill[phase](self, s, np.zeros(1, dtype=np.int64), mask)
         return mask
 
     def _mask_name(self, s, G, out):
@@ -329,6 +348,8 @@ class Engine:
     # ------------------------------------------------------------------ stepping
     def step(self, s: BatchState, actions):
         """Apply one action per game; returns ``(state, rewards float32[B, 4], done bool[B])``."""
+        if s.num_games == 1:
+            return self._step_one(s, actions)
         actions = self._check_actions(s, actions)
         rewards = np.zeros((s.num_games, 4), dtype=np.float32)
         if s.done.any():
@@ -345,22 +366,64 @@ class Engine:
         return s, rewards, s.done
 
     def _check_actions(self, s, actions) -> np.ndarray:
-        a = np.asarray(actions)
-        if a.shape != (s.num_games,):
-            raise ValueError(f"actions must have shape ({s.num_games},), got {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
+        a = self._check_action_array(s, actions)
         mask = self.legal_mask(s)
         inside = (a >= 0) & (a < self.num_actions)
         legal = inside & mask[np.arange(a.size), np.where(inside, a, 0)]
         bad = ~s.done & ~legal
         if bad.any():
-            g = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {int(s.to_act[g])}, "
-                             f"phase {Phase(int(s.phase[g])).name}); legal: "
-                             f"{np.flatnonzero(mask[g]).tolist()}")
+            self._raise_illegal(s, int(np.flatnonzero(bad)[0]), a, mask)
         return a
+
+    @staticmethod
+    def _check_action_array(s, actions) -> np.ndarray:
+        """``actions`` as ``int64[B]``; ``ValueError`` for a wrong shape or dtype."""
+        a = np.asarray(actions)
+        if a.shape != (s.num_games,):
+            raise ValueError(f"actions must have shape ({s.num_games},), got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        return a.astype(np.int64, copy=False)
+
+    @staticmethod
+    def _raise_illegal(s, g: int, a, mask):
+        raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {int(s.to_act[g])}, "
+                         f"phase {Phase(int(s.phase[g])).name}); legal: "
+                         f"{np.flatnonzero(mask[g]).tolist()}")
+
+    def _step_one(self, s, actions):
+        """``step`` for a one-game batch with Python ints: same checks, same results (the PLAY
+        phase through ``one_game``, tested against the batch code)."""
+        a = self._check_action_array(s, actions)
+        rewards = np.zeros((1, 4), dtype=np.float32)
+        if s.done[0]:  # a finished game ignores its action
+            return s, rewards, s.done
+        action = int(a[0])
+        mask = self.legal_mask(s)
+        if not (0 <= action < self.num_actions and mask[0, action]):
+            self._raise_illegal(s, 0, a, mask)
+        self._apply_one(s, action, rewards)
+        while self.auto_forced and not s.done[0]:
+            legal = np.flatnonzero(self.legal_mask(s)[0])
+            if legal.size != 1:
+                break
+            self._apply_one(s, int(legal[0]), rewards)
+        return s, rewards, s.done
+
+    def _apply_one(self, s, action: int, rewards):
+        """``_apply`` for game 0 of a one-game batch."""
+        s.__dict__.pop("_mask", None)
+        n = int(s.log_len[0])
+        if n >= LOG_LEN:  # a long episode (redeals): move the log into history
+            self._spill_log(s, 0)
+            n = 0
+        s.log[0, n] = (int(s.to_act[0]) << 8) | action
+        s.log_len[0] = n + 1
+        phase = int(s.phase[0])
+        if phase == PLAY:
+            one_game.step_play(self, s, 0, action, rewards)
+        else:
+            self._step_fn[phase](self, s, np.zeros(1, dtype=np.int64), np.array([action]))
 
     def _apply(self, s, G, actions, rewards):
         s.__dict__.pop("_mask", None)

@@ -44,6 +44,9 @@ import numpy as np
 from ..rules.game import MAX_CHOICES, Phase
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
+# relative seat r → absolute seat, per observer: index arrays made once (a list index is
+# converted to an array on every use)
+_REL = tuple(np.array([(seat + r) % 4 for r in range(4)]) for seat in range(4))
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
 
@@ -200,9 +203,9 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     seat to act or for ``seats`` (``int[B]``; a seat not to act sees no selection)."""
     cfg = eng.cfg
     B = s.num_games
-    at = layout(cfg)
+    at = eng.obs_layout
     if out is None:
-        out = np.zeros((B, size(cfg)), dtype=np.float32)
+        out = np.zeros((B, eng.obs_size), dtype=np.float32)
     elif B == 1:
         out[:] = 0
     else:  # card blocks are overwritten below; the rest is one-hot and sparse
@@ -264,21 +267,22 @@ def _observe_one(cfg, at, s, row, seat=None):
     """``observe_batch`` for game 0 of a one-game state, written into ``row`` (zeros)."""
     to_act = int(s.to_act[0])
     seat = max(to_act if seat is None else seat, 0)
-    rel = [(seat + r) % 4 for r in range(4)]
+    rel = _REL[seat]
     row[at["hand"]] = s.hands[0, seat]
     if seat == to_act:
         row[at["selection"]] = s.selection[0]
-    row[at["trick"]] = s.trick[0, rel].ravel()
+    trick = s.trick[0]
+    row[at["trick"]] = trick[rel].ravel()
     in_trick, leader, dealer, phase = (int(s.in_trick[0]), int(s.leader[0]), int(s.dealer[0]),
                                        int(s.phase[0]))
     if in_trick:
         row[at["trick_leader"].start + (leader - seat) % 4] = 1
-    row[at["played"]] = (s.played[0, rel] + s.trick[0, rel]).ravel()
-    row[at["shown"]] = s.shown[0, rel].ravel()
-    row[at["revealed"]] = s.revealed[0, rel].ravel()
+    row[at["played"]] = (s.played[0] + trick)[rel].ravel()
+    row[at["shown"]] = s.shown[0][rel].ravel()
+    row[at["revealed"]] = s.revealed[0][rel].ravel()
     if dealer == seat and phase >= BURY:
         row[at["kitty"]] = s.kitty[0] if phase > BURY else s.picked_up[0]
-    row[at["voids"]] = s.voids[0, rel].ravel()
+    row[at["voids"]] = s.voids[0][rel].ravel()
     row[at["level"].start + int(s.level[0])] = 1
     trump = int(s.trump[0])
     row[at["trump"].start + (5 if trump < 0 else trump)] = 1
