@@ -98,6 +98,18 @@ class Config:
     """snapshots kept in the opponent pool (newest)"""
     pool_every: int = 10
     """updates between snapshots added to the pool"""
+    imitation_updates: int = 0
+    """first updates that learn HeuristicAgent's play (behaviour cloning with DAgger,
+    agents.imitation) instead of PPO: a warm start; 0 = learn from scratch"""
+    imitation_learning_rate: float = 1.0e-3
+    """Adam step size during imitation"""
+    imitation_epochs: int = 2
+    """passes over each imitation update's fresh demonstrations"""
+    imitation_minibatch_size: int = 1024
+    """decisions per gradient step during imitation"""
+    imitation_student_prob: float = 0.5
+    """during imitation, share of hands in which the network runs one team (its states are
+    labelled by the teacher too); ramps up linearly from 0 over the imitation updates"""
     sparring_prob: float = 0.0
     """probability that a hand is played against HeuristicAgent (one team; not trained on);
     0 = pure self-play + pool. A sparring partner, not a teacher: nothing is imitated"""
@@ -121,20 +133,21 @@ class Config:
     def __post_init__(self):
         positive = ("num_envs", "hands_per_env", "total_updates", "hidden", "update_epochs",
                     "minibatch_size", "pool_every", "torch_threads", "collect_threads",
-                    "final_eval_deals", "keep_checkpoints", "checkpoint_every")
+                    "final_eval_deals", "keep_checkpoints", "checkpoint_every", "imitation_epochs",
+                    "imitation_minibatch_size")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected an int >= 1")
         for name in ("blocks", "card_head", "pool_size", "eval_every", "eval_deals_random",
-                     "eval_deals_heuristic"):
+                     "eval_deals_heuristic", "imitation_updates"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected an int >= 0")
-        for name in ("pool_prob", "gae_lambda", "sparring_prob"):
+        for name in ("pool_prob", "gae_lambda", "sparring_prob", "imitation_student_prob"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a number in [0, 1]")
         if not 0.0 < self.gamma <= 1.0:
             raise ConfigError(f"gamma={self.gamma!r}: expected a number in (0, 1]")
-        for name in ("learning_rate", "clip_coef", "max_grad_norm"):
+        for name in ("learning_rate", "clip_coef", "max_grad_norm", "imitation_learning_rate"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a number > 0")
         for name in ("ent_coef", "vf_coef", "target_kl", "time_limit_minutes", "shaping"):
@@ -262,6 +275,7 @@ def train(cfg: Config, run_dir: Path, resume: dict | None = None) -> dict:
     from agents import HeuristicAgent, RandomAgent
     from agents.arena import Deals
     from agents.checkpoint import NetPolicy, rules_to_dict, save_checkpoint
+    from agents.imitation import collect_demonstrations, imitation_update
     from agents.nets import PolicyValueNet
     from agents.pool import OpponentPool
     from agents.ppo import collect_hands, ppo_update
@@ -310,6 +324,7 @@ def train(cfg: Config, run_dir: Path, resume: dict | None = None) -> dict:
              for i, (name, n) in enumerate(sizes.items()) if n > 0}
     policy = NetPolicy(net, sample=cfg.eval_sample, name="ppo")
     sparring = HeuristicAgent(rules) if cfg.sparring_prob > 0 else None
+    teacher = HeuristicAgent(rules) if cfg.imitation_updates > 0 else None
 
     def log_eval(results: dict, kind: str = "periodic"):
         elapsed, cpu = clock()
@@ -341,36 +356,7 @@ def train(cfg: Config, run_dir: Path, resume: dict | None = None) -> dict:
                     "sample": gen.get_state()},
         }, run_dir, update, keep=cfg.keep_checkpoints)
 
-    bar = tqdm(total=cfg.total_updates, initial=update, desc=cfg.name, unit="update",
-               dynamic_ncols=True)
-    last_eval: dict = {}
-    while update < cfg.total_updates:
-        update += 1
-        start = time.perf_counter()
-        lr = cfg.learning_rate * (1 - (update - 1) / cfg.total_updates if cfg.anneal_lr else 1)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        torch.set_num_threads(cfg.collect_threads)
-        batch, stats = collect_hands(
-            venv, net, seed=cfg.seed, update=update, hands_per_env=cfg.hands_per_env,
-            gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, np_rng=np_rng, gen=gen, pool=pool,
-            pool_net=pool_net, pool_prob=cfg.pool_prob, shaping=cfg.shaping,
-            baseline=sparring, baseline_prob=cfg.sparring_prob)
-        collected = time.perf_counter()
-        torch.set_num_threads(cfg.torch_threads)
-        losses = ppo_update(
-            net, optimizer, batch, epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size,
-            clip_coef=cfg.clip_coef, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm, norm_adv=cfg.norm_adv, clip_vloss=cfg.clip_vloss,
-            target_kl=cfg.target_kl, np_rng=np_rng)
-        done_at = time.perf_counter()
-        global_step += stats["decisions"]
-        hands += stats["hands"]
-        took = done_at - start
-        train_s += took
-
-        writer.add_scalar("charts/learning_rate", lr, global_step)
-        writer.add_scalar("charts/hands", hands, global_step)
+    def log_selfplay(stats: dict):
         if stats["return_vs_pool"] is not None:
             writer.add_scalar("charts/episodic_return", stats["return_vs_pool"], global_step)
             writer.add_scalar("selfplay/win_rate_vs_pool", stats["win_rate_vs_pool"], global_step)
@@ -383,10 +369,65 @@ def train(cfg: Config, run_dir: Path, resume: dict | None = None) -> dict:
         writer.add_scalar("charts/episodic_length", stats["length"], global_step)
         writer.add_scalar("charts/attacker_points", stats["attacker_points"], global_step)
         writer.add_scalar("charts/takeover_rate", stats["takeover_rate"], global_step)
+        writer.add_scalar("selfplay/pool_fraction", stats["pool_fraction"], global_step)
+
+    bar = tqdm(total=cfg.total_updates, initial=update, desc=cfg.name, unit="update",
+               dynamic_ncols=True)
+    last_eval: dict = {}
+    while update < cfg.total_updates:
+        update += 1
+        start = time.perf_counter()
+        imitating = update <= cfg.imitation_updates
+        lr = cfg.learning_rate * (1 - (update - 1) / cfg.total_updates if cfg.anneal_lr else 1)
+        lr = cfg.imitation_learning_rate if imitating else lr
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        torch.set_num_threads(cfg.collect_threads)
+        if imitating:
+            student_prob = cfg.imitation_student_prob * (update - 1) / cfg.imitation_updates
+            batch, stats = collect_demonstrations(
+                venv, teacher, net, seed=cfg.seed, update=update,
+                hands_per_env=cfg.hands_per_env, student_prob=student_prob, np_rng=np_rng,
+                gen=gen, shaping=cfg.shaping)
+        else:
+            batch, stats = collect_hands(
+                venv, net, seed=cfg.seed, update=update, hands_per_env=cfg.hands_per_env,
+                gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, np_rng=np_rng, gen=gen, pool=pool,
+                pool_net=pool_net, pool_prob=cfg.pool_prob, shaping=cfg.shaping,
+                baseline=sparring, baseline_prob=cfg.sparring_prob)
+        collected = time.perf_counter()
+        torch.set_num_threads(cfg.torch_threads)
+        if imitating:
+            losses = imitation_update(
+                net, optimizer, batch, epochs=cfg.imitation_epochs,
+                minibatch_size=cfg.imitation_minibatch_size, vf_coef=cfg.vf_coef,
+                max_grad_norm=cfg.max_grad_norm, np_rng=np_rng)
+        else:
+            losses = ppo_update(
+                net, optimizer, batch, epochs=cfg.update_epochs,
+                minibatch_size=cfg.minibatch_size, clip_coef=cfg.clip_coef,
+                ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+                norm_adv=cfg.norm_adv, clip_vloss=cfg.clip_vloss, target_kl=cfg.target_kl,
+                np_rng=np_rng)
+        done_at = time.perf_counter()
+        global_step += stats["decisions"]
+        hands += stats["hands"]
+        took = done_at - start
+        train_s += took
+
+        writer.add_scalar("charts/learning_rate", lr, global_step)
+        writer.add_scalar("charts/hands", hands, global_step)
+        if imitating:
+            writer.add_scalar("imitation/student_fraction", stats["student_fraction"],
+                              global_step)
+            for key in ("student_agreement", "win_rate_vs_teacher"):
+                if stats[key] is not None:
+                    writer.add_scalar(f"imitation/{key}", stats[key], global_step)
+        else:
+            log_selfplay(stats)
         for k, v in losses.items():
             writer.add_scalar(f"losses/{k}", v, global_step)
         writer.add_scalar("selfplay/pool_size", len(pool), global_step)
-        writer.add_scalar("selfplay/pool_fraction", stats["pool_fraction"], global_step)
         writer.add_scalar("perf/SPS", stats["decisions"] / took, global_step)
         writer.add_scalar("perf/collect_s", collected - start, global_step)
         writer.add_scalar("perf/update_s", done_at - collected, global_step)
@@ -404,7 +445,11 @@ def train(cfg: Config, run_dir: Path, resume: dict | None = None) -> dict:
         if update % cfg.checkpoint_every == 0 or last:
             checkpoint()
         bar.update(1)
-        post = {"SPS": f"{stats['decisions'] / took:.0f}", "len": f"{stats['length']:.0f}"}
+        post = {"SPS": f"{stats['decisions'] / took:.0f}"}
+        if imitating:
+            post["acc"] = f"{losses['accuracy']:.3f}"
+        else:
+            post["len"] = f"{stats['length']:.0f}"
         post.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
         bar.set_postfix(post)
         if out_of_time:
@@ -459,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     docs = field_docs()
     defaults = Config()
     epilog = "config keys (YAML or --set KEY=VALUE):\n" + "\n".join(
-        f"  {k:<22}{TYPES[k].__name__:<6} {getattr(defaults, k)!r:<10} {docs.get(k, '')}"
+        f"  {k:<22}{TYPES[k].__name__:<6} {getattr(defaults, k)!r:<10} {' '.join(docs.get(k, '').split())}"
         for k in FIELDS)
     p = argparse.ArgumentParser(prog="train.py", epilog=epilog,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -33,7 +33,7 @@ from shengji_env.rules import TRUMP, TrumpContext, is_legal_follow
 from shengji_env.rules import declare as declare_rules
 from shengji_env.rules.game import END, PASS, Phase, action_layout
 
-from .base import BasePolicy
+from .base import BasePolicy, check_batch
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
 __all__ = ["HeuristicAgent", "plan_bury", "trump_strength"]
@@ -130,6 +130,28 @@ class HeuristicAgent(BasePolicy):
             self.fallbacks += 1
             action = self._fallback(mask)
         return int(action)
+
+    def act_with_options(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``act_batch`` plus, per row, every action that makes the same play:
+        ``(actions int64[B], options bool[B, A])``. The cards of a planned multi-card play (a
+        lead, a follow, the bury) may be selected in any order the mask allows, so all of the
+        plan's remaining legal cards are equally the teacher's choice — imitation targets
+        (``agents.imitation``) that don't ask a learner to guess the order cards are emitted in.
+        Any other decision has the chosen action as its only option."""
+        obs, mask = check_batch(obs, mask)
+        actions = np.zeros(len(obs), dtype=np.int64)
+        options = np.zeros(mask.shape, dtype=bool)
+        for i in range(len(obs)):
+            a = actions[i] = self.act({"observation": obs[i], "action_mask": mask[i]})
+            options[i, a] = True
+            if a < 54:  # a card: the plan that chose it was just cached
+                o = obs[i]
+                plan = self._plans.get(o[:self._sel.start].tobytes() + o[self._sel.stop:].tobytes())
+                if plan is not None:
+                    rest = plan - np.rint(o[self._sel]).astype(np.int64)
+                    if (rest >= 0).all():
+                        options[i, :54] |= (rest > 0) & mask[i, :54]
+        return actions, options
 
     @staticmethod
     def _fallback(mask: np.ndarray) -> int:

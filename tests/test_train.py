@@ -28,7 +28,7 @@ TINY = {"name": "tiny", "num_envs": 6, "total_updates": 2, "hidden": 16, "miniba
         "update_epochs": 2, "pool_every": 1, "pool_prob": 0.5, "pool_size": 2, "eval_every": 1,
         "eval_deals_random": 1, "eval_deals_heuristic": 1, "final_eval_deals": 1,
         "checkpoint_every": 1, "card_head": 8, "shaping": 2.5, "reward": "win",
-        "sparring_prob": 0.3}
+        "sparring_prob": 0.3, "imitation_updates": 1}  # update 1 imitates, update 2 is PPO
 
 
 def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -43,7 +43,8 @@ def run_dirs(root: Path, name: str) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def tiny_runs(tmp_path_factory):
-    """An uninterrupted 2-update run, and a 1-update run resumed for one more update."""
+    """An uninterrupted 2-update run, and a 1-update run resumed for one more update (across the
+    switch from imitation to PPO)."""
     tmp = tmp_path_factory.mktemp("train")
     cfg = tmp / "tiny.yaml"
     cfg.write_text(yaml.safe_dump({**TINY, "run_root": str(tmp / "runs")}))
@@ -80,7 +81,8 @@ def test_tensorboard_scalars_are_named_by_section(tiny_runs):
     for tag in ("charts/episodic_length", "charts/attacker_points", "losses/policy_loss",
                 "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
                 "selfplay/pool_size", "selfplay/pool_fraction", "eval/win_rate_vs_random",
-                "eval/win_rate_vs_heuristic_ci_low", "perf/SPS"):
+                "eval/win_rate_vs_heuristic_ci_low", "perf/SPS", "losses/imitation_loss",
+                "losses/accuracy", "imitation/student_fraction"):
         assert tag in tags, tag
     assert "hyperparameters/text_summary" in ea.Tags()["tensors"]
 

@@ -1,0 +1,165 @@
+"""Imitation warm start: learn a teacher's play (behaviour cloning with DAgger) before PPO.
+
+PPO from random weights needs many hours on two CPU cores to discover what a rule-based player
+knows from the start (draw trump, give points to a winning partner, keep the kitty safe).
+``train.py`` can therefore spend its first ``imitation_updates`` updates learning from a
+teacher — ``HeuristicAgent`` — and only then improve on it by PPO.
+
+**Collection** (``collect_demonstrations``). Like ``agents.ppo.collect_hands``, every update
+plays ``hands_per_env`` fresh hands in each game of the ``VecEnv``. In each (game, hand) one
+team is played by the *student* (the network, sampling) with probability ``student_prob``; the
+other seats are played by the teacher. Every decision of every seat is labelled with the action
+the teacher would take there — or rather with every action that makes the same play, when the
+teacher offers them (``HeuristicAgent.act_with_options``: the cards of a multi-card play in any
+order). Labelling the student's own states is DAgger (Ross et al. 2011):
+the student also learns how to recover from positions the teacher would never reach.
+
+**Update** (``imitation_update``). Cross-entropy of the masked action distribution against the
+teacher's choice — ``−log`` of the probability of the set of actions that make the teacher's
+play — plus ``vf_coef`` × the squared error of the value head against the return the
+seat actually got — the same target PPO's value head learns (the team's final reward, minus the
+``shaping`` potential of the position: see ``agents.ppo.gae_by_seat``), so PPO starts from a
+critic that already knows what a position is worth and does not unlearn the policy while the
+critic catches up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from shengji_env.core.observe import layout
+from shengji_env.vector import VecEnv
+
+from .base import Policy
+from .nets import MASKED_LOGIT, masked_distribution
+from .ppo import potential, update_seeds
+
+__all__ = ["Demonstrations", "collect_demonstrations", "imitation_update"]
+
+
+@dataclass
+class Demonstrations:
+    """M labelled decisions: ``obs`` float32[M, N]; ``mask`` bool[M, A]; ``actions`` int64[M]
+    (the teacher's action); ``targets`` bool[M, A] (every action that makes the teacher's play,
+    ``actions`` included); ``returns`` float32[M] (value target)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    actions: np.ndarray
+    targets: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.size)
+
+
+def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, seed: int,
+                           update: int, hands_per_env: int, student_prob: float,
+                           np_rng: np.random.Generator, gen: torch.Generator,
+                           shaping: float = 0.0) -> tuple[Demonstrations, dict]:
+    """Play ``hands_per_env`` hands in every game of ``venv`` with the teacher (and, in a
+    ``student_prob`` share of (game, hand)s, the student ``net`` running one team); label every
+    decision with the teacher's action. Returns the demonstrations and statistics."""
+    B, k = venv.num_envs, hands_per_env
+    scalars = layout(venv.cfg)["scalars"].start
+    obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
+    student_hand = np_rng.random((B, k)) < student_prob
+    student_team = np_rng.integers(0, 2, size=(B, k))
+    hands = np.zeros(B, dtype=np.int64)
+    rec = {"obs": [], "mask": [], "actions": [], "targets": [], "env": [], "hand": [],
+           "seat": []}
+    final_rewards = np.zeros((B, k, 4), dtype=np.float32)
+    agree = played_by_student = 0
+    while (hands < k).any():
+        active = hands < k
+        h = np.minimum(hands, k - 1)
+        rows = np.flatnonzero(active)
+        o, m = obs[rows], mask[rows]  # copies: the VecEnv overwrites its buffers
+        labels, targets = teacher_targets(teacher, o, m, np_rng)
+        actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
+        actions[rows] = labels
+        student = np.flatnonzero(student_hand[rows, h[rows]]
+                                 & (to_act[rows] % 2 == student_team[rows, h[rows]]))
+        if student.size:
+            with torch.no_grad():
+                logits, _ = net(torch.from_numpy(o[student]))
+                dist = masked_distribution(logits, torch.from_numpy(m[student]))
+                chosen = torch.multinomial(dist.probs, 1, generator=gen).squeeze(1).numpy()
+            actions[rows[student]] = chosen
+            agree += int(targets[student, chosen].sum())
+            played_by_student += student.size
+        for key, val in (("obs", o), ("mask", m), ("actions", labels), ("targets", targets),
+                         ("env", rows),
+                         ("hand", h[rows]), ("seat", to_act[rows].copy())):
+            rec[key].append(val)
+        obs, mask, to_act, rewards, done, _ = venv.step(actions)
+        fin = np.flatnonzero(done & active)
+        final_rewards[fin, hands[fin]] = rewards[fin]
+        hands[fin] += 1
+    cat = {key: np.concatenate(val) for key, val in rec.items()}
+    returns = final_rewards[cat["env"], cat["hand"], cat["seat"]]
+    if shaping:  # the value PPO learns is the shaped return: R − Φ(position)
+        returns = returns - shaping * potential(cat["obs"], scalars)
+    demos = Demonstrations(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
+                           cat["targets"], returns.astype(np.float32))
+    student_reward = np.take_along_axis(final_rewards, student_team[..., None], axis=2)[..., 0]
+    stats = {
+        "hands": B * k, "decisions": len(demos),
+        "student_fraction": float(student_hand.mean()),
+        "student_agreement": agree / played_by_student if played_by_student else None,
+        "win_rate_vs_teacher": (float((student_reward[student_hand] > 0).mean())
+                                if student_hand.any() else None),
+    }
+    return demos, stats
+
+
+def teacher_targets(teacher: Policy, obs: np.ndarray, mask: np.ndarray,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's actions int64[b] and target sets bool[b, A] for ``obs`` / ``mask``: its
+    ``act_with_options`` if it has one, else the one action it plays."""
+    if hasattr(teacher, "act_with_options"):
+        return teacher.act_with_options(obs, mask)
+    actions = teacher.act_batch(obs, mask, rng)
+    targets = np.zeros(mask.shape, dtype=bool)
+    targets[np.arange(len(actions)), actions] = True
+    return actions, targets
+
+
+def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: Demonstrations, *,
+                     epochs: int, minibatch_size: int, vf_coef: float, max_grad_norm: float,
+                     np_rng: np.random.Generator) -> dict:
+    """``epochs`` passes of cross-entropy (teacher's plays) + value regression over ``demos``;
+    returns the last epoch's mean ``imitation_loss``, ``accuracy`` (the argmax makes the
+    teacher's play, over the decisions with more than one legal action) and ``value_loss``."""
+    obs = torch.from_numpy(demos.obs)
+    mask = torch.from_numpy(demos.mask)
+    targets = torch.from_numpy(demos.targets)
+    ret = torch.from_numpy(demos.returns)
+    M = len(demos)
+    chunks = max(1, round(M / minibatch_size))
+    for _ in range(epochs):
+        log = {"imitation_loss": [], "accuracy": [], "value_loss": []}
+        for idx in np.array_split(np_rng.permutation(M), chunks):
+            mb = torch.from_numpy(idx)
+            logits, value = net(obs[mb])
+            dist = masked_distribution(logits, mask[mb])
+            logp = dist.logits  # normalised log-probabilities
+            ce = -torch.logsumexp(logp.masked_fill(~targets[mb], MASKED_LOGIT), dim=1).mean()
+            v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+            loss = ce + vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                choice = mask[mb].sum(1) > 1  # forced moves would flatter the accuracy
+                hit = targets[mb].gather(1, logp.argmax(1, keepdim=True))[:, 0][choice]
+            log["imitation_loss"].append(ce.item())
+            if hit.numel():
+                log["accuracy"].append(hit.float().mean().item())
+            log["value_loss"].append(v_loss.item())
+    return {k: float(np.mean(v)) if v else float("nan") for k, v in log.items()}
