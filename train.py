@@ -8,7 +8,10 @@
 Reads top to bottom (CleanRL's ``ppo.py``): config → seeding → env, network, optimizer, pool →
 for each update: play whole hands (``agents.ppo.collect_hands``), PPO epochs, TensorBoard
 scalars, the opponent pool, periodic evaluation on fixed duplicate deals (``agents.arena``),
-atomic checkpoints (``agents.checkpoint``) → a final evaluation table.
+atomic checkpoints (``agents.checkpoint``) → a final evaluation table. With
+``imitation_updates`` > 0 the first updates instead label hands with HeuristicAgent's play and
+fit the network to it (``agents.imitation``: behaviour cloning with DAgger), a warm start that
+PPO then improves on.
 
 The run folder ``<run_root>/<name>__<seed>__<unix time>/`` holds ``config.yaml`` (the resolved
 config), the TensorBoard events, ``eval.csv`` (every evaluation, with wall time) and
