@@ -38,7 +38,7 @@ from .base import Policy
 from .nets import MASKED_LOGIT, masked_distribution
 from .ppo import potential, update_seeds
 
-__all__ = ["Demonstrations", "collect_demonstrations", "imitation_update"]
+__all__ = ["Demonstrations", "collect_demonstrations", "imitation_update", "teacher_targets"]
 
 
 @dataclass
@@ -63,7 +63,8 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
                            shaping: float = 0.0) -> tuple[Demonstrations, dict]:
     """Play ``hands_per_env`` hands in every game of ``venv`` with the teacher (and, in a
     ``student_prob`` share of (game, hand)s, the student ``net`` running one team); label every
-    decision with the teacher's action. Returns the demonstrations and statistics."""
+    decision with the teacher's play (``teacher_targets``). Returns the demonstrations and
+    statistics."""
     B, k = venv.num_envs, hands_per_env
     scalars = layout(venv.cfg)["scalars"].start
     obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
@@ -93,8 +94,7 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
             agree += int(targets[student, chosen].sum())
             played_by_student += student.size
         for key, val in (("obs", o), ("mask", m), ("actions", labels), ("targets", targets),
-                         ("env", rows),
-                         ("hand", h[rows]), ("seat", to_act[rows].copy())):
+                         ("env", rows), ("hand", h[rows]), ("seat", to_act[rows].copy())):
             rec[key].append(val)
         obs, mask, to_act, rewards, done, _ = venv.step(actions)
         fin = np.flatnonzero(done & active)
