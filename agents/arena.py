@@ -26,6 +26,7 @@ from scipy import stats
 
 from shengji_env import Rules
 from shengji_env.core.observe import observe_game
+from shengji_env.rules import seats
 from shengji_env.rules.game import Game
 
 __all__ = [
@@ -230,8 +231,9 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
     bar.close()
     row = table[:, 4].astype(np.int64)
     dealer = table[:, 0].astype(np.int8)
-    return HandRecords(deal=(row // 2).astype(np.int32), a_seats=(row % 2).astype(np.int8),
-                       dealer=dealer, a_dealer=dealer % 2 == row % 2,
+    a_team = row % 2  # row 2i: A is team 0; row 2i+1: A is team 1
+    return HandRecords(deal=(row // 2).astype(np.int32), a_seats=a_team.astype(np.int8),
+                       dealer=dealer, a_dealer=seats.team(dealer) == a_team,
                        trump=table[:, 1].astype(np.int8),
                        attacker_points=table[:, 2].astype(np.int16),
                        a_reward=table[:, 3].astype(np.float32))
@@ -257,7 +259,7 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0) -> H
     eng = Engine(rules, n, seed=seed)
     s = eng.reset(decks=np.repeat(deals.decks, 2, axis=0).astype(np.int64),
                   first_drawers=np.repeat(deals.first_drawers, 2))
-    a_seats = np.arange(n) % 2  # row 2i: A in seats 0/2; row 2i+1: A in seats 1/3
+    a_seats = np.arange(n) % 2  # A's team: row 2i: A in seats 0/2; row 2i+1: A in seats 1/3
     rng = np.random.default_rng(seed)
     total = np.zeros((n, 4), dtype=np.float64)
     actions = np.zeros(n, dtype=np.int64)
@@ -265,7 +267,7 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0) -> H
         mask = eng.legal_mask(s)
         obs = eng.observe(s)
         live = ~s.done
-        a_turn = live & (s.to_act % 2 == a_seats)
+        a_turn = live & (seats.team(s.to_act) == a_seats)
         actions[:] = 0
         for policy, mine in ((policies[0], a_turn), (policies[1], live & ~a_turn)):
             rows = np.flatnonzero(mine)
@@ -275,7 +277,7 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0) -> H
         total += rewards
     dealer = s.dealer.astype(np.int8)
     return HandRecords(deal=(np.arange(n) // 2).astype(np.int32), a_seats=a_seats.astype(np.int8),
-                       dealer=dealer, a_dealer=dealer % 2 == a_seats, trump=s.trump.astype(np.int8),
+                       dealer=dealer, a_dealer=seats.team(dealer) == a_seats, trump=s.trump.astype(np.int8),
                        attacker_points=s.attacker_points.astype(np.int16),
                        a_reward=total[np.arange(n), a_seats].astype(np.float32))
 

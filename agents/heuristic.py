@@ -31,7 +31,7 @@ from shengji_env import Rules, cards
 from shengji_env.core.observe import decode, layout
 from shengji_env.rules import TRUMP, TrumpContext, is_legal_follow
 from shengji_env.rules import declare as declare_rules
-from shengji_env.rules.game import END, PASS, Phase, action_layout
+from shengji_env.rules.actions import END, PASS, Phase, action_layout
 
 from .base import BasePolicy, check_batch
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead

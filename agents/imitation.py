@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from shengji_env.core.observe import layout
+from shengji_env.rules import seats
 from shengji_env.vector import VecEnv
 
 from .base import Policy
@@ -66,7 +67,7 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
     decision with the teacher's play (``teacher_targets``). Returns the demonstrations and
     statistics."""
     B, k = venv.num_envs, hands_per_env
-    scalars = layout(venv.cfg)["scalars"].start
+    at = layout(venv.cfg)
     obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
     student_hand = np_rng.random((B, k)) < student_prob
     student_team = np_rng.integers(0, 2, size=(B, k))
@@ -84,7 +85,7 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
         actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
         actions[rows] = labels
         student = np.flatnonzero(student_hand[rows, h[rows]]
-                                 & (to_act[rows] % 2 == student_team[rows, h[rows]]))
+                                 & (seats.team(to_act[rows]) == student_team[rows, h[rows]]))
         if student.size:
             with torch.no_grad():
                 logits, _ = net(torch.from_numpy(o[student]))
@@ -103,7 +104,7 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
     cat = {key: np.concatenate(val) for key, val in rec.items()}
     returns = final_rewards[cat["env"], cat["hand"], cat["seat"]]
     if shaping:  # the value PPO learns is the shaped return: R − Φ(position)
-        returns = returns - shaping * potential(cat["obs"], scalars)
+        returns = returns - shaping * potential(cat["obs"], at)
     demos = Demonstrations(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
                            cat["targets"], returns.astype(np.float32))
     student_reward = np.take_along_axis(final_rewards, student_team[..., None], axis=2)[..., 0]

@@ -28,7 +28,7 @@ from shengji_env import Rules
 from shengji_env.cards import POINTS
 from shengji_env.core.observe import CARD_BLOCKS, layout
 from shengji_env.rules import NT, TRUMP, TrumpContext, canonical_order
-from shengji_env.rules.game import action_layout
+from shengji_env.rules.actions import action_layout
 
 __all__ = ["MASKED_LOGIT", "SLOT_FEATURES", "PolicyValueNet", "canonical_tables",
            "masked_distribution", "slot_tables"]
@@ -270,7 +270,7 @@ class PolicyValueNet(nn.Module):
         feats = [hand, selection, *trick.unbind(1), trick_all, played, unseen, higher[:, 0] / 4,
                  higher[:, 1], lead, (same[:, 0] > 0).float(), same[:, 1] / 8,
                  self.slot_points[key] / 10, self.slot_trump[structure],
-                 self.block(x, "scalars")[:, 4:5].expand(-1, 54),
+                 self.block(x, "leading").expand(-1, 54),
                  (trick_all.sum(1, keepdim=True) > 0).float().expand(-1, 54),
                  (selection.sum(1, keepdim=True) > 0).float().expand(-1, 54)]
         return torch.stack(feats, dim=2)

@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from shengji_env.core.observe import layout
+from shengji_env.rules import seats
 from shengji_env.vector import VecEnv
 
 from .base import Policy
@@ -93,7 +94,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     ``baseline`` (a fixed ``Policy``, e.g. the heuristic, as a sparring partner) with
     probability ``baseline_prob``, else in pure self-play; the opponent runs one team."""
     B, k = venv.num_envs, hands_per_env
-    scalars = layout(venv.cfg)["scalars"].start
+    at = layout(venv.cfg)
     obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
     # per (game, hand): who runs the other team (SELF, POOL, BASELINE), and which team it is
     use_pool = pool is not None and len(pool) > 0 and pool_prob > 0
@@ -120,7 +121,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
         active = hands < k
         h = np.minimum(hands, k - 1)
         opp = opponent[ar, h]
-        theirs = active & (opp != SELF) & (to_act % 2 == pool_team[ar, h])
+        theirs = active & (opp != SELF) & (seats.team(to_act) == pool_team[ar, h])
         learn = active & ~theirs
         actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
         rows = np.flatnonzero(learn)
@@ -131,7 +132,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
             for key, val in (("obs", o), ("mask", m), ("actions", a), ("logp", lp),
                              ("values", v), ("env", rows), ("hand", h[rows]),
                              ("seat", to_act[rows].copy()), ("step", np.full(rows.size, step)),
-                             ("potential", shaping * potential(o, scalars))):
+                             ("potential", shaping * potential(o, at))):
                 rec[key].append(val)
         prow = np.flatnonzero(theirs & (opp == POOL))
         if prow.size:
@@ -171,11 +172,11 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     return batch, stats
 
 
-def potential(obs: np.ndarray, scalars: int) -> np.ndarray:
+def potential(obs: np.ndarray, at: dict[str, slice]) -> np.ndarray:
     """``float32[b]`` — the attackers' points so far as a fraction of all points, counted for
-    the observer's team (+ attacking, − dealer side); read from the ``scalars`` block of
-    observations ``obs`` float32[b, N] (``scalars``: its offset)."""
-    points, dealer_side = obs[:, scalars], obs[:, scalars + 5]
+    the observer's team (+ attacking, − dealer side); read by name (``at``: the observation
+    layout, ``core.observe.layout``) from observations ``obs`` float32[b, N]."""
+    points, dealer_side = obs[:, at["attacker_points"].start], obs[:, at["dealer_side"].start]
     return (points * (1 - 2 * dealer_side)).astype(np.float32)
 
 

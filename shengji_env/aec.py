@@ -67,12 +67,11 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import cards
 from .core.engine import Engine
 from .core.observe import layout as obs_layout
-from .rules import declare
+from .rules.actions import Phase, describe_action
 from .rules.config import Rules, make_rules
-from .rules.game import END, PASS, Phase, action_layout
+from .rules.seats import same_team
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
 _PHASE_NAMES = tuple(p.name for p in Phase)  # by value: cheaper than Phase(x).name per step
@@ -81,28 +80,6 @@ ILLEGAL_MODES = ("raise", "penalize")
 
 class IllegalActionError(ValueError):
     """An action outside the acting agent's legal mask."""
-
-
-def describe_action(action: int, cfg: Rules) -> str:
-    """A readable name of action id ``action`` under ``cfg`` ("H:A", "pass", "declare 2x H")."""
-    a = int(action)
-    lay = action_layout(cfg)
-    if 0 <= a < 54:
-        return cards.name(a)
-    if a == PASS:
-        return "pass"
-    if a == END:
-        return "end"
-    table = declare.declaration_actions(cfg)
-    if declare.DECLARE_BASE <= a < declare.DECLARE_BASE + len(table):
-        kind, suit, k = table[a - declare.DECLARE_BASE]
-        what = cards.SUITS[suit] if kind == declare.LEVEL else declare.KIND_NAMES[kind]
-        return f"declare {k}x {what}"
-    if lay.name_base >= 0 and lay.name_base <= a < lay.name_base + 5:
-        return "name " + ("S", "H", "C", "D", "NT")[a - lay.name_base]
-    if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + 5:
-        return f"choose {a - lay.choose_base}"
-    return f"<no action {a}>"
 
 
 def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
@@ -120,7 +97,7 @@ def observation_bounds(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
                  "candidates"):
         if name in at:
             high[at[name]] = cfg.decks
-    low[at["scalars"].start], high[at["scalars"].start] = -np.inf, np.inf
+    low[at["attacker_points"]], high[at["attacker_points"]] = -np.inf, np.inf
     return low, high
 
 
@@ -225,7 +202,7 @@ class raw_env(AECEnv, EzPickle):
                     f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
             # penalize: the offending team -1, the other +1 (zero-sum), episode over
             self.illegal = True
-            self.rewards = {x: (-1.0 if i % 2 == seat % 2 else 1.0) for i, x in enumerate(AGENTS)}
+            self.rewards = {x: (-1.0 if same_team(i, seat) else 1.0) for i, x in enumerate(AGENTS)}
             self.terminations = {x: True for x in self.agents}
             self._accumulate_rewards()
             self._set_infos({"illegal_action": True, "offender": agent})

@@ -13,9 +13,10 @@ import argparse
 import numpy as np
 
 from . import cards
-from .rules import Rules
+from .rules import Rules, seats
 from .rules import declare as declare_rules
-from .rules.game import END, Game, Phase
+from .rules.actions import END, Phase
+from .rules.game import Game
 
 SEAT_NAMES = ("N", "W", "S", "E")  # RULES.md §1.3: seat 0 = North, 1 = West, ...
 
@@ -29,7 +30,7 @@ def trump_name(trump: int) -> str:
 
 
 def describe_outcome(g: Game) -> str:
-    o, dealer_team = g.outcome, g.dealer % 2
+    o, dealer_team = g.outcome, seats.team(g.dealer)
     if o.attackers_take_over:
         gain = f"and go up {o.attackers_gain} level(s)" if o.attackers_gain else "(no level gain)"
         return f"attackers (team {1 - dealer_team}) take over {gain}"
@@ -80,7 +81,7 @@ def play_hand(seed: int, decks: int) -> Game:
             pts = sum(cards.points(p) for p in plays)
             shown = " | ".join(f"{(leader + i) % 4}: {cards.format(p)}"
                                for i, p in enumerate(plays))
-            side = "attackers" if winner % 2 == g.attackers else "dealer side"
+            side = "attackers" if seats.team(winner) == g.attackers else "dealer side"
             print(f"  {g.tricks_done:2d}. {shown}  => seat {winner} wins {pts} pts ({side})")
     return g
 

@@ -1,11 +1,13 @@
 """Play Shengji in the terminal: you hold one seat, agents hold the others.
 
-    python -m shengji_env.play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
-                               [--partner AGENT] [--opponents AGENT]
-    shengji-play ...                     (the same, as a console script)
+    shengji-play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
+                 [--partner AGENT] [--opponents AGENT]
+    python -m shengji_env.play ...       (the same table with random agents only)
 
 ``AGENT`` is ``random`` (default), ``heuristic``, ``module:attr`` or a trained checkpoint —
-any spec ``shengji-eval`` accepts.
+any spec ``shengji-eval`` accepts. Agents live above this package (imports flow cards → rules
+→ core → env → agents), so ``main`` takes them through ``resolve_agent``, passed in by the
+``shengji-play`` entry point (``agents.play_cli``); without it only ``random`` is known.
 
 Type cards in RULES.md §1.2 notation: ``H:A A`` plays (or, when leading, leads) the pair of
 hearts aces; ``S:K, Jk:BJ`` selects several suits. A lead is ended for you once the typed
@@ -22,11 +24,11 @@ import sys
 import numpy as np
 
 from . import cards
-from .aec import describe_action
 from .core.engine import Engine
 from .render import SEAT_NAMES, render_state
+from .rules.actions import END, PASS, Phase, describe_action
 from .rules.config import Rules
-from .rules.game import END, PASS, Phase
+from .rules.seats import partner
 
 
 def move_text(action: int, cfg) -> str:
@@ -139,7 +141,9 @@ class Table:
         return True
 
 
-def main(argv=None) -> int:
+def main(argv=None, resolve_agent=None) -> int:
+    """Terminal play. ``resolve_agent(spec, rules) -> Policy`` turns an ``AGENT`` spec into a
+    policy (it raises ``ValueError`` for a spec it does not know); ``None``: random only."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     parser.add_argument("--decks", type=int, choices=(1, 2), default=2)
@@ -155,20 +159,20 @@ def main(argv=None) -> int:
     cfg = Rules(decks=args.decks)
     color = not args.no_color and sys.stdout.isatty()
     agents = [None] * 4
-    if (args.partner, args.opponents) != ("random", "random"):
-        # agents live above shengji_env (imports flow cards → rules → core → env → agents),
-        # so the command line borrows the evaluator's agent specs lazily
-        from agents.evaluate import load_policy
-        for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
-            if spec != "random":
-                try:
-                    agents[(args.seat + who) % 4] = load_policy(spec, cfg)
-                except ValueError as e:
-                    parser.error(str(e))
+    for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
+        if spec == "random":
+            continue
+        if resolve_agent is None:
+            parser.error(f"agent {spec!r}: python -m shengji_env.play knows only 'random'; "
+                         "run shengji-play (or python -m agents.play_cli) for other agents")
+        try:
+            agents[(args.seat + who) % 4] = resolve_agent(spec, cfg)
+        except ValueError as e:
+            parser.error(str(e))
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
               args.debug_legal, agents=agents)
     t.say(f"Shengji: you are seat {args.seat} ({SEAT_NAMES[args.seat]}); your partner is seat "
-          f"{(args.seat + 2) % 4}. Type 'help' for your legal moves, 'quit' to leave.")
+          f"{partner(args.seat)}. Type 'help' for your legal moves, 'quit' to leave.")
     while not t.state.done[0]:
         t.others_move()
         if t.state.done[0]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import cards
-from .rules.game import Phase
+from .rules.actions import Phase
 from .rules.order import NT, TRUMP, TRUMP_NAMES, TrumpContext, canonical_order
 
 SEAT_NAMES = ("N", "W", "S", "E")  # RULES.md §1.3

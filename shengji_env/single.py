@@ -16,6 +16,7 @@ import gymnasium
 import numpy as np
 
 from .aec import AGENTS, raw_env
+from .rules.seats import team
 
 
 class UniformRandomPolicy:
@@ -38,7 +39,7 @@ class SingleAgentEnv(gymnasium.Env):
         seats = (seats,) if isinstance(seats, (int, np.integer)) else tuple(int(x) for x in seats)
         if not seats or any(x not in range(4) for x in seats):
             raise ValueError(f"seats={seats!r}; expected seats 0-3, e.g. 0 or (0, 2)")
-        if len({x % 2 for x in seats}) != 1:
+        if len({team(x) for x in seats}) != 1:
             raise ValueError(f"seats={seats!r} mixes both teams; a learner plays one team")
         self.seats, self.render_mode = seats, render_mode
         self.aec = raw_env(render_mode=render_mode, illegal_action="penalize", **env_kwargs)

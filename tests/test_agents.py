@@ -12,8 +12,9 @@ from agents.random_agent import RandomAgent
 from shengji_env import Rules, cards
 from shengji_env.core.observe import observe_game
 from shengji_env.rules import TrumpContext
+from shengji_env.rules.actions import END, PASS, Phase
 from shengji_env.rules.declare import DECLARE_BASE, DeclareState
-from shengji_env.rules.game import END, PASS, Game, Phase
+from shengji_env.rules.game import Game
 
 A = 66  # actions with the default rules
 N = observe_game(Game(Rules(), seed=0)).size

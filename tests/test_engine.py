@@ -7,7 +7,8 @@ from shengji_env import cards
 from shengji_env.core import Engine
 from shengji_env.core.observe import observe_game
 from shengji_env.rules import Rules
-from shengji_env.rules.game import Game, Phase
+from shengji_env.rules.actions import Phase
+from shengji_env.rules.game import Game
 
 OPTION_SETS = [
     {},

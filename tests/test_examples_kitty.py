@@ -25,7 +25,8 @@ def _deck_with_kitty(kitty_cards: list[int], seed: int = 7) -> np.ndarray:
 
 
 def test_KX_1():
-    from shengji_env.rules.game import Game, Phase
+    from shengji_env.rules.actions import Phase
+    from shengji_env.rules.game import Game
 
     cfg = Rules(declaration_mode="FIXED", fixed_trump="S")
     assert cfg.kitty_size == 8 and cfg.hand_size == 25 and cfg.kitty_point_cards_allowed

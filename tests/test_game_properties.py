@@ -18,7 +18,8 @@ import pytest
 from shengji_env import cards
 from shengji_env.rules import NT, Rules, decompose, scoring, trick_winner
 from shengji_env.rules import declare as dec
-from shengji_env.rules.game import DECLARE_BASE, END, PASS, Game, Phase
+from shengji_env.rules.actions import DECLARE_BASE, END, PASS, Phase
+from shengji_env.rules.game import Game
 
 ACE = 12
 

@@ -59,7 +59,7 @@ def test_value_target_is_the_shaped_return():
     plain, _ = demos_for(student_prob=0.0)
     shaped, _ = demos_for(student_prob=0.0, shaping=2.5)
     np.testing.assert_array_equal(plain.actions, shaped.actions)
-    phi = potential(plain.obs, layout(RULES)["scalars"].start)
+    phi = potential(plain.obs, layout(RULES))
     np.testing.assert_allclose(shaped.returns, plain.returns - 2.5 * phi, atol=1e-6)
     assert (phi != 0).any()
 

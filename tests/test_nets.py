@@ -14,7 +14,8 @@ from agents.ppo import _sample
 from shengji_env import Rules
 from shengji_env.core.observe import CARD_BLOCKS, decode, layout, observe_game
 from shengji_env.rules import canonical_order
-from shengji_env.rules.game import Game, Phase
+from shengji_env.rules.actions import Phase
+from shengji_env.rules.game import Game
 from shengji_env.vector import VecEnv
 
 A = 66

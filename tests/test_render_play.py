@@ -56,10 +56,20 @@ def test_play_full_hand_in_a_pty(decks):
 
 
 def test_play_against_heuristic_agents_until_quit(monkeypatch, capsys):
+    from agents import play_cli
     from shengji_env import play
 
     answers = iter(["help", "quit"])
     monkeypatch.setattr(play, "input_fn", lambda prompt: next(answers))
-    assert play.main(["--seed", "1", "--no-color", "--opponents", "heuristic",
-                      "--partner", "heuristic"]) == 0
+    assert play_cli.main(["--seed", "1", "--no-color", "--opponents", "heuristic",
+                          "--partner", "heuristic"]) == 0
     assert "bye" in capsys.readouterr().out
+
+
+def test_env_table_alone_knows_only_random_agents(capsys):
+    from shengji_env import play
+
+    with pytest.raises(SystemExit) as exc:
+        play.main(["--opponents", "heuristic"])
+    assert exc.value.code == 2
+    assert "'heuristic'" in capsys.readouterr().err

@@ -2,14 +2,17 @@
 
 Decision points exactly as ``rules.game`` (RULES.md §4.2-4.4): after each card its receiver is
 asked only if a declaration would be accepted; then the closing window. Functions take the
-engine, the ``BatchState`` and ``G``, an ``int64[g]`` array of game indices to work on.
+engine (configuration and tables), the ``BatchState`` and ``G``, an ``int64[g]`` array of game
+indices to work on. Functions that can close the window return the games whose window closed
+(``int64[c]``); the caller hands them to ``hand.finish_declaring``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..rules.game import DECLARE_BASE
+from ..rules import seats
+from ..rules.actions import DECLARE_BASE, PASS
 
 _COLS = np.arange(4)
 
@@ -39,15 +42,20 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     return ok
 
 
-def held_counts(s, G, seats) -> np.ndarray:
-    """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by ``seats`` of games G."""
-    hand = s.hands[G, seats]
+def held_counts(s, G, who) -> np.ndarray:
+    """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by seats ``who`` of G."""
+    hand = s.hands[G, who]
     level_cards = _COLS[None, :] * 13 + s.level[G][:, None]
     out = np.empty((G.size, 6), dtype=np.int8)
     out[:, :4] = np.take_along_axis(hand, level_cards, axis=1)
     out[:, 4] = hand[:, 52]
     out[:, 5] = hand[:, 53]
     return out
+
+
+def post_deal_mode(eng, s, G) -> np.ndarray:
+    """``bool[g]`` — declarations wait for the end of the deal (§4.7, later hands)."""
+    return (eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST") & ~s.first_hand[G]
 
 
 def prepare_counts(eng, s, G):
@@ -84,8 +92,8 @@ def plan_deal(eng, s, G, quiet=None):
         return
     total = 4 * eng.cfg.hand_size
     j = np.arange(total)
-    seats = (s.first_drawer[G][:, None] + j) % 4
-    ok = declare_mask(eng, s.deal_counts[G], seats, s, G).any(-1)
+    receivers = (s.first_drawer[G][:, None] + j) % 4
+    ok = declare_mask(eng, s.deal_counts[G], receivers, s, G).any(-1)
     if quiet is not None:
         ok &= ~quiet[:, None]
     first = np.where(ok, j, total)
@@ -93,10 +101,14 @@ def plan_deal(eng, s, G, quiet=None):
     s.deal_next[G, total] = total
 
 
-def advance_deal(eng, s, G):
-    """Deal until someone may declare (he is asked) or the deal is over (window opens)."""
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def advance_deal(eng, s, G) -> np.ndarray:
+    """Deal until someone may declare (he is asked) or the deal is over (window opens);
+    returns the games whose window closed."""
     if not G.size:
-        return
+        return _NONE
     total = 4 * eng.cfg.hand_size
     d0 = s.dealt[G].astype(np.int64)
     nxt = s.deal_next[G, d0].astype(np.int64)
@@ -107,43 +119,44 @@ def advance_deal(eng, s, G):
     s.to_act[G[found]] = (s.first_drawer[G[found]] + nxt[found]) % 4
     over = G[~found]
     if not over.size:
-        return
+        return _NONE
     s.kitty[over] = 0
     for j in range(total, s.deck.shape[1]):
         np.add.at(s.kitty, (over, s.deck[over, j]), 1)
     if eng.cfg.declaration_mode == "FIXED":
-        for g in over:
-            eng.finish_declaring(s, int(g))
-        return
-    post = eng.post_deal_mode(s, over)
-    s.window_seat[over] = np.where(post, (s.dealer[over] + 2) % 4, s.first_drawer[over])
+        return over
+    post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner
+    s.window_seat[over] = np.where(post, seats.partner(s.dealer[over]), s.first_drawer[over])
     s.window_passes[over] = 0
-    advance_window(eng, s, over)
+    return advance_window(eng, s, over)
 
 
-def advance_window(eng, s, G):
-    """Closing window (§4.2): ask the next seat with a legal declaration; 4 passes close it."""
+def advance_window(eng, s, G) -> np.ndarray:
+    """Closing window (§4.2): ask the next seat with a legal declaration; 4 passes close it.
+    Returns the games whose window closed."""
+    closed_games = []
     for _ in range(5):
         if not G.size:
-            return
+            break
         closed = s.window_passes[G] >= 4
-        for g in G[closed]:
-            eng.finish_declaring(s, int(g))
+        closed_games.append(G[closed])
         G = G[~closed]
-        seats = s.window_seat[G].astype(np.int64)
-        ok = declare_mask(eng, held_counts(s, G, seats), seats, s, G).any(-1)
-        s.to_act[G[ok]] = seats[ok]
+        asked = s.window_seat[G].astype(np.int64)
+        ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
+        s.to_act[G[ok]] = asked[ok]
         G = G[~ok]
-        s.window_seat[G] = (seats[~ok] + 1) % 4
+        s.window_seat[G] = (asked[~ok] + 1) % 4
         s.window_passes[G] += 1
+    return np.concatenate(closed_games) if closed_games else _NONE
 
 
-def step_declare(eng, s, G, actions):
-    """Apply PASS / DECLARE for games G (phase DECLARE)."""
+def step_declare(eng, s, G, actions) -> np.ndarray:
+    """Apply PASS / DECLARE for games G (phase DECLARE); returns the games whose window
+    closed."""
     T = eng.tables
-    seats = s.to_act[G].astype(np.int64)
-    dec = actions != 54
-    D, ds = G[dec], seats[dec]
+    who = s.to_act[G].astype(np.int64)
+    dec = actions != PASS
+    D, ds = G[dec], who[dec]
     a = actions[dec] - DECLARE_BASE
     kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
@@ -152,20 +165,20 @@ def step_declare(eng, s, G, actions):
     s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
     dealing = s.window_seat[G] < 0
     plan_deal(eng, s, G[dealing & dec])  # a new declaration moves the next decision point
-    advance_deal(eng, s, G[dealing])
+    closed = advance_deal(eng, s, G[dealing])
     W = G[~dealing]
     s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
-    s.window_seat[W] = (seats[~dealing] + 1) % 4
-    advance_window(eng, s, W)
+    s.window_seat[W] = (who[~dealing] + 1) % 4
+    return np.concatenate([closed, advance_window(eng, s, W)])
 
 
 def mask_declare(eng, s, G, out):
     """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
-    seats = s.to_act[G].astype(np.int64)
-    out[:, 54] = True
+    who = s.to_act[G].astype(np.int64)
+    out[:, PASS] = True
     D = eng.tables.decl_k.size
-    out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, seats), seats, s, G)
+    out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, who), who, s, G)
 
 
-__all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "prepare_counts",
-           "step_declare"]
+__all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "post_deal_mode",
+           "prepare_counts", "step_declare"]

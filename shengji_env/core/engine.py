@@ -23,20 +23,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cards
-from ..rules import declare, scoring
+from ..rules.actions import DECLARE_BASE, PASS, Phase, action_layout
 from ..rules.config import Rules
-from ..rules.game import DECLARE_BASE, PASS, Phase, action_layout, check_supported, new_deck
-from ..rules.order import NT
-from . import deal, observe, one_game, trick
-from .state import LOG_LEN, BatchState
-from .tables import Tables, context_id
+from ..rules.game import check_supported
+from . import deal, hand, log, observe, one_game, trick
+from .state import BatchState
+from .tables import Switches, Tables
 
 # plain ints for the hot paths (an IntEnum member lookup costs more than the array work at B=1)
 DECLARE, NAME, BURY, PLAY, CHOOSE, OVER = (int(p) for p in Phase)
 
 
 class Engine:
-    """Batched Shengji engine.
+    """Batched Shengji engine: configuration and tables; every game fact is in the state.
 
     ``episode``: ``"hand"`` (one hand per episode) or ``"match"`` (hands until a team passes A);
     ``reward``: ``"levels"``, ``"points"`` or ``"win"``; ``levels``: the teams' starting levels
@@ -78,18 +77,14 @@ class Engine:
         self.episode, self.reward, self.levels, self.dealer = episode, reward, levels, dealer
         self.auto_forced = bool(auto_forced)
         self.tables = Tables(cfg)
+        self.switches = Switches.from_rules(cfg)
         self.layout = action_layout(cfg)
         self.num_actions = self.layout.size
         self.obs_size = observe.size(cfg)
         self.obs_layout = observe.layout(cfg)  # cached here: hashing a Rules costs µs per call
-        self.rngs: list[np.random.Generator] = []
         self._mask_fill = {DECLARE: deal.mask_declare, BURY: trick.mask_bury,
-                           PLAY: trick.mask_play, NAME: Engine._mask_name,
-                           CHOOSE: Engine._mask_choose}
-        self._step_fn = {DECLARE: deal.step_declare, BURY: trick.step_bury,
-                         NAME: Engine._step_name, CHOOSE: trick.step_choose}
-        self.history: list[list] = []
-        self._given: dict[int, tuple] = {}  # game → (deck, first drawer) for its next hand
+                           PLAY: trick.mask_play, NAME: hand.mask_name,
+                           CHOOSE: trick.mask_choose}
 
     # ------------------------------------------------------------------ episodes
     def reset(self, seeds=None, decks=None, first_drawers=None) -> BatchState:
@@ -102,10 +97,10 @@ class Engine:
         seeds = self.seed + np.arange(B) if seeds is None else np.asarray(seeds)
         if seeds.shape != (B,):
             raise ValueError(f"seeds must have shape ({B},), got {seeds.shape}")
-        self.rngs = [np.random.default_rng(int(x)) for x in seeds]
-        self.setup_rngs = [np.random.default_rng([int(x), 1]) for x in seeds]
-        self.history = [[] for _ in range(B)]
-        self._given = {}
+        s = BatchState.zeros(B, self.cfg)
+        s.rngs = [np.random.default_rng(int(x)) for x in seeds]
+        s.setup_rngs = [np.random.default_rng([int(x), 1]) for x in seeds]
+        s.rng_owned[:] = True
         if decks is not None:
             decks = np.asarray(decks)
             want = np.repeat(np.arange(54), self.cfg.decks)
@@ -115,196 +110,28 @@ class Engine:
             first = np.zeros(B, np.int64) if first_drawers is None else np.asarray(first_drawers)
             if first.shape != (B,) or ((first < 0) | (first > 3)).any():
                 raise ValueError(f"first_drawers must be int[{B}] seats 0-3")
-            self._given = {g: (decks[g], int(first[g])) for g in range(B)}
-        s = BatchState.zeros(B, self.cfg)
-        self.reset_games(s, np.arange(B))
+            s.given_deck[:], s.given_first[:], s.has_given[:] = decks, first, True
+        hand.start_episodes(self, s, np.arange(B))
         return s
 
     def reset_games(self, s: BatchState, games) -> None:
         """Start a new episode for ``games`` (their random streams continue)."""
         G = np.asarray(games, dtype=np.int64).reshape(-1)
-        if not G.size:
-            return
-        dealers, drawers = [], []
-        for g in G:
-            if self.levels == "random":
-                s.team_levels[g] = self.setup_rngs[g].integers(13, size=2)
-            else:
-                s.team_levels[g] = self.levels
-            dealer = self.dealer
-            if dealer == "random":
-                dealer = int(self.setup_rngs[g].integers(4))
-            first = (int(self.rngs[g].integers(4)) if self.cfg.initial_first_drawer == "RANDOM"
-                     else self.cfg.initial_first_drawer)
-            if g in self._given:
-                first = self._given[g][1]
-            dealers.append(-1 if dealer is None else dealer)
-            drawers.append(first if dealer is None else dealer)
-            self.history[g] = []
-            s.log_len[g] = 0
-        s.done[G] = False
-        s.winner_team[G] = -1
-        s.__dict__.pop("_mask", None)
-        self.start_hands(s, G, np.array(dealers), np.array(drawers))
+        if G.size:
+            hand.start_episodes(self, s, G)
 
-    def start_hands(self, s, G, dealers, drawers):
-        """Shuffle and begin dealing new hands (dealer -1: first hand)."""
-        cfg = self.cfg
-        for g in G:
-            given = self._given.pop(int(g), None)
-            s.deck[g] = new_deck(self.rngs[g], cfg.decks) if given is None else given[0]
-        s.dealer[G], s.first_drawer[G] = dealers, drawers
-        s.first_hand[G] = dealers < 0
-        s.level[G] = s.team_levels[G, np.where(dealers < 0, 0, dealers % 2)]
-        for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
-                     "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
-                     "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
-                     "window_passes"):
-            getattr(s, name)[G] = 0
-        for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
-                     "window_seat"):
-            getattr(s, name)[G] = -1
-        s.decl_k[G] = 0
-        s.lead_tractor[G] = False
-        s.phase[G] = Phase.DECLARE
-        deal.prepare_counts(self, s, G)
-        quiet = self.post_deal_mode(s, G) | (cfg.declaration_mode == "FIXED")
-        deal.plan_deal(self, s, G, quiet)
-        deal.advance_deal(self, s, G)
-
-    def post_deal_mode(self, s, G) -> np.ndarray:
-        """``bool[g]`` — declarations wait for the end of the deal (§4.7, later hands)."""
-        return (self.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST") & ~s.first_hand[G]
-
-    def finish_declaring(self, s, g: int):
-        """The window closed: fix dealer and trump (§4.4-4.6) exactly as ``rules.Game``."""
-        cfg, first = self.cfg, bool(s.first_hand[g])
-        if cfg.declaration_mode == "FIXED":
-            trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
-            return self.begin_bury(s, g, int(s.first_drawer[g]) if first else int(s.dealer[g]), trump)
-        if s.decl_player[g] >= 0:
-            kind, suit = int(s.decl_kind[g]), int(s.decl_suit[g])
-            trump = suit if kind == declare.LEVEL else NT
-            if first:
-                dealer = (int(s.first_declarer[g]) if cfg.first_hand_dealer == "FIRST_DECLARER"
-                          else int(s.decl_player[g]))
-            else:
-                dealer = int(s.dealer[g])
-            return self.begin_bury(s, g, dealer, trump)
-        fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
-        if fallback == "REDEAL":
-            self._spill_log(s, g)
-            self.history[g].append((-1, -1))
-            G = np.array([g])
-            return self.start_hands(s, G, s.dealer[G].copy(), s.first_drawer[G].copy())
-        if self.post_deal_mode(s, np.array([g]))[0]:
-            s.phase[g], s.to_act[g] = Phase.NAME, (s.dealer[g] + 2) % 4
-            return
-        dealer = int(s.first_drawer[g]) if first else int(s.dealer[g])
-        if fallback.endswith("FLIP_KITTY"):
-            h = cfg.hand_size
-            trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
-        else:
-            trump = NT
-        self.begin_bury(s, g, dealer, trump)
-
-    def begin_bury(self, s, g: int, dealer: int, trump: int):
-        s.dealer[g], s.trump[g] = dealer, trump
-        s.level[g] = s.team_levels[g, dealer % 2]
-        s.ctx[g] = context_id(int(s.level[g]), trump)
-        s.eff[g] = self.tables.eff[s.ctx[g]]
-        s.idx[g] = self.tables.idx[s.ctx[g]]
-        s.picked_up[g] = s.kitty[g]
-        s.hands[g, dealer] += s.kitty[g]
-        s.kitty[g] = 0
-        s.phase[g], s.to_act[g] = Phase.BURY, dealer
-        if self.cfg.kitty_size == 0:
-            trick.begin_play(s, np.array([g]))
-
-    def end_hands(self, s, G, winners, plays, rewards, bonus):
-        """Score finished hands (§10), write rewards, then end the episodes or deal on.
-
-        ``winners``: ``int[g]`` seats that won the last trick; ``plays``: ``uint8[g, 4, 54]``
-        the last trick in playing order; ``bonus``: ``int[g]`` kitty bonus, -1 where the
-        scalar rules must compute it (a tractor in the basis)."""
-        cfg = self.cfg
-        dealer = s.dealer[G].astype(np.int64)
-        dug = winners % 2 != dealer % 2
-        for i in np.flatnonzero(dug & (bonus < 0)):
-            g = int(G[i])
-            ctx = self.tables.context(int(s.level[g]), int(s.trump[g]))
-            basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
-                plays[i, (winners[i] - int(s.leader[g])) % 4]
-            bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
-        s.kitty_bonus[G] = np.maximum(bonus, 0)
-        points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]
-        s.attacker_points[G] = points
-        # §10.3 level change, as rules.scoring.level_outcome
-        step, p = cfg.level_step, np.maximum(points, 0)
-        take = p >= 2 * step
-        dealer_gain = np.select([p == 0, p < step, p < 2 * step], [3, 2, 1], 0)
-        att_gain = np.where(take, (p - 2 * step) // step, 0)
-        s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
-        team = np.where(take, 1 - dealer % 2, dealer % 2)
-        if cfg.win_condition == "PASS_A" and not cfg.mandatory_levels and not cfg.reset_when_dug_at_A:
-            target = s.team_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)
-            won = target > 12
-            s.team_levels[G, team] = np.minimum(target, 12)
-            s.winner_team[G] = np.where(won, team, -1)
-        else:  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules, game by game
-            for i, g in enumerate(G):
-                out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
-                levels, w = scoring.apply_level_change(tuple(int(x) for x in s.team_levels[g]),
-                                                       int(dealer[i]) % 2, out, cfg,
-                                                       attackers_won_last_trick=bool(dug[i]))
-                s.team_levels[g] = levels
-                s.winner_team[g] = -1 if w is None else w
-        rotation = cfg.dealer_rotation  # §10.4
-        hold_next = {"STANDARD": 2, "STAY_WHILE_HOLDING": 0, "ALWAYS_NEXT": 1}[rotation]
-        s.next_dealer[G] = (dealer + np.where(take, 1, hold_next)) % 4
-        over = s.winner_team[G] >= 0
-        # rewards (DESIGN §4): the attackers' value r, the dealer side -r
-        if self.reward == "levels":
-            r = np.where(take, 1 + att_gain, -dealer_gain).astype(np.float32)
-        elif self.reward == "points":
-            r = np.clip((points - 2 * step) / (2 * step), -1, 1).astype(np.float32)
-        else:
-            r = np.where(take, 1.0, -1.0).astype(np.float32)
-        attackers = (np.arange(4)[None, :] % 2) != (dealer % 2)[:, None]
-        per_seat = np.where(attackers, r[:, None], -r[:, None])
-        if self.reward == "win" and self.episode == "match":  # ±1 for the match winner only
-            winner = s.winner_team[G][:, None]
-            per_seat = np.where(over[:, None], np.where(np.arange(4) % 2 == winner, 1.0, -1.0), 0)
-        rewards[G] += per_seat
-        if self.episode == "match":
-            more = G[~over]
-            for g in more:
-                self._spill_log(s, int(g))
-            nxt = s.next_dealer[more].copy()
-            self.start_hands(s, more, nxt, nxt)
-            G = G[over]
-        s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
-
-    def _spill_log(self, s, g):
-        n = int(s.log_len[g])
-        self.history[g].extend((int(c) >> 8, int(c) & 255) for c in s.log[g, :n])
-        s.log_len[g] = 0
-
-    def game_log(self, s, g: int) -> list[tuple[int, int]]:
+    def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
         """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
-        n = int(s.log_len[g])
-        return self.history[g] + [(int(c) >> 8, int(c) & 255) for c in s.log[g, :n]]
+        return log.game_log(s, g)
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self, s: BatchState) -> np.ndarray:
         """``bool[B, A]`` — the legal actions of each game's seat to act (all False if over)."""
-        cached = s.__dict__.get("_mask")
-        if cached is not None:
-            return cached
+        if s.mask is not None:
+            return s.mask
         if s.num_games == 1:
-            mask = self._legal_mask_one(s)
-            s.__dict__["_mask"] = mask
-            return mask
+            s.mask = self._legal_mask_one(s)
+            return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase))
         for phase in np.flatnonzero(count[:OVER]):
@@ -316,7 +143,7 @@ class Engine:
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 mask[G] = out
-        s.__dict__["_mask"] = mask
+        s.mask = mask
         return mask
 
     def _legal_mask_one(self, s: BatchState) -> np.ndarray:
@@ -329,15 +156,6 @@ class Engine:
         elif phase != OVER:
             self._mask_fill[phase](self, s, np.zeros(1, dtype=np.int64), mask)
         return mask
-
-    def _mask_name(self, s, G, out):
-        base = self.layout.name_base
-        out[:, base:base + 4] = True
-        out[:, base + 4] = self.cfg.allow_no_trump_declaration
-
-    def _mask_choose(self, s, G, out):
-        base = self.layout.choose_base
-        out[:, base:base + 5] = np.arange(5) < s.n_candidates[G][:, None]
 
     def observe(self, s: BatchState, out=None, seats=None) -> np.ndarray:
         """``float32[B, N]`` — each game's observation for its seat to act, or for ``seats``
@@ -412,39 +230,37 @@ class Engine:
 
     def _apply_one(self, s, action: int, rewards):
         """``_apply`` for game 0 of a one-game batch."""
-        s.__dict__.pop("_mask", None)
-        n = int(s.log_len[0])
-        if n >= LOG_LEN:  # a long episode (redeals): move the log into history
-            self._spill_log(s, 0)
-            n = 0
-        s.log[0, n] = (int(s.to_act[0]) << 8) | action
-        s.log_len[0] = n + 1
-        phase = int(s.phase[0])
-        if phase == PLAY:
+        s.mask = None
+        log.record_one(s, 0, action)
+        if int(s.phase[0]) == PLAY:
             one_game.step_play(self, s, 0, action, rewards)
         else:
-            self._step_fn[phase](self, s, np.zeros(1, dtype=np.int64), np.array([action]))
+            self._apply_phase(s, int(s.phase[0]), np.zeros(1, dtype=np.int64), np.array([action]),
+                              rewards)
 
     def _apply(self, s, G, actions, rewards):
-        s.__dict__.pop("_mask", None)
-        n = s.log_len[G].astype(np.int64)
-        if (n >= LOG_LEN).any():  # a long episode (redeals): move the log into history
-            for g in G[n >= LOG_LEN]:
-                self._spill_log(s, int(g))
-            n = s.log_len[G].astype(np.int64)
-        s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
-        s.log_len[G] += 1
+        s.mask = None
+        log.record(s, G, actions)
         phase = s.phase[G].copy()
         for ph in np.flatnonzero(np.bincount(phase, minlength=len(Phase))):
             sub = slice(None) if ph == phase[0] and (phase == ph).all() else phase == ph
-            if ph == PLAY:
-                trick.step_play(self, s, G[sub], actions[sub], rewards)
-            else:
-                self._step_fn[ph](self, s, G[sub], actions[sub])
+            self._apply_phase(s, ph, G[sub], actions[sub], rewards)
 
-    def _step_name(self, s, G, actions):
-        for g, a in zip(G, actions):
-            self.begin_bury(s, int(g), int(s.dealer[g]), int(a) - self.layout.name_base)
+    def _apply_phase(self, s, phase: int, G, actions, rewards):
+        """Apply ``actions`` to games ``G``, all in ``phase``; the phase modules report the
+        windows that closed and the hands that ended, and ``hand`` takes them on."""
+        if phase == PLAY:
+            ended = trick.step_play(self, s, G, actions)
+            if ended is not None:
+                hand.end_hands(self, s, ended, rewards)
+        elif phase == DECLARE:
+            hand.finish_declaring(self, s, deal.step_declare(self, s, G, actions))
+        elif phase == BURY:
+            trick.step_bury(self, s, G, actions)
+        elif phase == NAME:
+            hand.step_name(self, s, G, actions)
+        else:
+            trick.step_choose(self, s, G, actions)
 
 
 __all__ = ["DECLARE_BASE", "PASS", "BatchState", "Engine"]

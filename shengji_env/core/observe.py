@@ -22,9 +22,12 @@ trump         6       one-hot trump S, H, C, D, NT, or "not decided yet"
 dealer        5       one-hot relative seat of the dealer, or "not decided yet"
 declarer      5       one-hot relative seat of the current declaration, or none
 declaration   4       kind one-hot (level, LJ, BJ) + cards shown / decks
-scalars       6       attackers' points / (100·decks), tricks done / tricks per hand, lead size /
-                      hand size, cards dealt / cards to deal, I am the leader, I am on the
-                      dealer side (0 while the dealer is undecided)
+attacker_points 1     attackers' points so far (tricks and penalties) / (100·decks)
+tricks_done   1       tricks done / tricks per hand
+lead_size     1       cards in the current lead / hand size
+cards_dealt   1       cards dealt / cards to deal
+leading       1       1 if I am to lead the current trick
+dealer_side   1       1 if I am on the dealer side (0 while the dealer is undecided)
 phase         6       one-hot DECLARE, NAME, BURY, PLAY, CHOOSE, OVER
 team_levels   26      one-hot level of my team, then of the other team (match progress)
 candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
@@ -32,6 +35,13 @@ candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER;
 
 ``layout(cfg)`` returns the offsets; ``decode(observation, cfg)`` gives an
 ``ObservationView`` with the blocks by name, so agents never read offsets.
+
+The default layout (2 decks, default rules) is frozen: new blocks appear only with the option
+that needs them; a change to the default layout bumps the environment version (``aec.py``'s
+version history). Observation version history:
+
+* ``shengji_v0`` (0.1.0): the layout above. The six one-wide blocks from ``attacker_points`` to
+  ``dealer_side`` were one block named ``scalars`` before 0.2.0 (same offsets and values).
 """
 
 from __future__ import annotations
@@ -41,12 +51,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..rules.game import MAX_CHOICES, Phase
+from ..rules import seats
+from ..rules.actions import MAX_CHOICES, Phase
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
 # relative seat r → absolute seat, per observer: index arrays made once (a list index is
 # converted to an array on every use)
 _REL = tuple(np.array([(seat + r) % 4 for r in range(4)]) for seat in range(4))
+SCALARS = ("attacker_points", "tricks_done", "lead_size", "cards_dealt", "leading", "dealer_side")
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
 
@@ -55,7 +67,8 @@ def _blocks(cfg) -> list[tuple[str, int]]:
     blocks = [("hand", 54), ("selection", 54), ("trick", 216), ("trick_leader", 4),
               ("played", 216), ("shown", 216), ("revealed", 216), ("kitty", 54),
               ("voids", 20), ("level", 13), ("trump", 6), ("dealer", 5), ("declarer", 5),
-              ("declaration", 4), ("scalars", 6), ("phase", 6), ("team_levels", 26)]
+              ("declaration", 4), *((name, 1) for name in SCALARS), ("phase", 6),
+              ("team_levels", 26)]
     if cfg.failed_throw_choice == "NEXT_PLAYER":
         blocks.append(("candidates", MAX_CHOICES * 54))
     return blocks
@@ -98,6 +111,7 @@ class ObservationView:
     attacker_points: float    # attackers' points so far (raw points)
     tricks_done: int
     lead_size: int            # cards in the current lead (0 if none)
+    cards_dealt: int          # cards dealt so far in this hand
     leading: bool             # I am leading the current trick
     dealer_side: bool         # I am on the dealer side
     phase: Phase
@@ -121,7 +135,9 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         v = np.rint(obs[at[name]]).astype(np.uint8)
         return v if rows is None else v.reshape(rows, 54)
 
-    sc = obs[at["scalars"]]
+    def scalar(name):
+        return float(obs[at[name].start])
+
     trump = _onehot_index(obs[at["trump"]])
     dealer = _onehot_index(obs[at["dealer"]])
     decl = obs[at["declaration"]]
@@ -135,10 +151,12 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         declarer=_onehot_index(obs[at["declarer"]][:4]),
         declaration_kind=_onehot_index(decl[:3]),
         declaration_count=int(round(float(decl[3]) * cfg.decks)),
-        attacker_points=float(sc[0]) * 100 * cfg.decks,
-        tricks_done=int(round(float(sc[1]) * hand_size)),
-        lead_size=int(round(float(sc[2]) * hand_size)), leading=bool(sc[4] > 0.5),
-        dealer_side=bool(sc[5] > 0.5), phase=Phase(_onehot_index(obs[at["phase"]])),
+        attacker_points=scalar("attacker_points") * 100 * cfg.decks,
+        tricks_done=int(round(scalar("tricks_done") * hand_size)),
+        lead_size=int(round(scalar("lead_size") * hand_size)),
+        cards_dealt=int(round(scalar("cards_dealt") * 4 * hand_size)),
+        leading=scalar("leading") > 0.5, dealer_side=scalar("dealer_side") > 0.5,
+        phase=Phase(_onehot_index(obs[at["phase"]])),
         team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
                      _onehot_index(obs[at["team_levels"]][13:])),
         candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None)
@@ -182,16 +200,15 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
         obs[at["declaration"].start + cur.kind] = 1
         obs[at["declaration"].start + 3] = cur.k / cfg.decks
     hand_size = cfg.hand_size
-    sc = at["scalars"].start
-    obs[sc + 0] = (game.captured + game.penalty) / (100 * cfg.decks)
-    obs[sc + 1] = game.tricks_done / hand_size
-    obs[sc + 2] = (0 if game.lead is None else int(game.lead.sum())) / hand_size
-    obs[sc + 3] = game.dealt / (4 * hand_size)
-    obs[sc + 4] = float(game.phase == Phase.PLAY and game.leader == seat and not game.trick)
-    obs[sc + 5] = float(game.dealer is not None and game.dealer % 2 == seat % 2)
+    obs[at["attacker_points"]] = (game.captured + game.penalty) / (100 * cfg.decks)
+    obs[at["tricks_done"]] = game.tricks_done / hand_size
+    obs[at["lead_size"]] = (0 if game.lead is None else int(game.lead.sum())) / hand_size
+    obs[at["cards_dealt"]] = game.dealt / (4 * hand_size)
+    obs[at["leading"]] = float(game.phase == Phase.PLAY and game.leader == seat and not game.trick)
+    obs[at["dealer_side"]] = float(game.dealer is not None and seats.same_team(game.dealer, seat))
     obs[at["phase"].start + int(game.phase)] = 1
-    obs[at["team_levels"].start + game.levels[seat % 2]] = 1
-    obs[at["team_levels"].start + 13 + game.levels[1 - seat % 2]] = 1
+    obs[at["team_levels"].start + game.levels[seats.team(seat)]] = 1
+    obs[at["team_levels"].start + 13 + game.levels[1 - seats.team(seat)]] = 1
     if "candidates" in at:
         for i, c in enumerate(game.candidates):
             obs[at["candidates"].start + 54 * i: at["candidates"].start + 54 * (i + 1)] = c
@@ -219,7 +236,6 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
                             s.dealer.astype(np.int64))
     phase, leader = s.phase.astype(np.int64), s.leader.astype(np.int64)
     decl_player, decl_kind = s.decl_player.astype(np.int64), s.decl_kind.astype(np.int64)
-    team_levels = s.team_levels.astype(np.int64)
     to_act = s.to_act.astype(np.int64)
     seat = np.maximum(to_act if seats is None else np.asarray(seats, dtype=np.int64), 0)
     rel = (seat[:, None] + np.arange(4)) % 4  # relative seat r → absolute seat
@@ -248,16 +264,17 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     out[ar[has], at["declaration"].start + decl_kind[has]] = 1
     out[:, at["declaration"].start + 3] = np.where(has, s.decl_k / cfg.decks, 0)
     h = cfg.hand_size
-    sc = at["scalars"].start
-    out[:, sc] = (s.captured + s.penalty) / (100 * cfg.decks)
-    out[:, sc + 1] = s.tricks_done / h
-    out[:, sc + 2] = s.lead_n / h
-    out[:, sc + 3] = s.dealt / (4 * h)
-    out[:, sc + 4] = (s.phase == PLAY) & (leader == seat) & (s.in_trick == 0)
-    out[:, sc + 5] = (dealer >= 0) & (dealer % 2 == seat % 2)
+    out[:, at["attacker_points"].start] = (s.captured + s.penalty) / (100 * cfg.decks)
+    out[:, at["tricks_done"].start] = s.tricks_done / h
+    out[:, at["lead_size"].start] = s.lead_n / h
+    out[:, at["cards_dealt"].start] = s.dealt / (4 * h)
+    out[:, at["leading"].start] = (s.phase == PLAY) & (leader == seat) & (s.in_trick == 0)
+    out[:, at["dealer_side"].start] = s.dealer_side[ar, seat]
     out[ar, at["phase"].start + phase] = 1
-    out[ar, at["team_levels"].start + team_levels[ar, seat % 2]] = 1
-    out[ar, at["team_levels"].start + 13 + team_levels[ar, 1 - seat % 2]] = 1
+    # team levels: mine, then the other team's (my next player's)
+    levels = s.seat_levels.astype(np.int64)
+    out[ar, at["team_levels"].start + levels[ar, seat]] = 1
+    out[ar, at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]] = 1
     if "candidates" in at:
         out[:, at["candidates"]] = s.candidates.reshape(B, -1)
     return out
@@ -292,15 +309,15 @@ def _observe_one(cfg, at, s, row, seat=None):
     if declarer >= 0:
         row[at["declaration"].start + int(s.decl_kind[0])] = 1
         row[at["declaration"].start + 3] = int(s.decl_k[0]) / cfg.decks
-    h, sc = cfg.hand_size, at["scalars"].start
-    row[sc] = (int(s.captured[0]) + int(s.penalty[0])) / (100 * cfg.decks)
-    row[sc + 1] = int(s.tricks_done[0]) / h
-    row[sc + 2] = int(s.lead_n[0]) / h
-    row[sc + 3] = int(s.dealt[0]) / (4 * h)
-    row[sc + 4] = phase == PLAY and leader == seat and in_trick == 0
-    row[sc + 5] = dealer >= 0 and dealer % 2 == seat % 2
+    h = cfg.hand_size
+    row[at["attacker_points"].start] = (int(s.captured[0]) + int(s.penalty[0])) / (100 * cfg.decks)
+    row[at["tricks_done"].start] = int(s.tricks_done[0]) / h
+    row[at["lead_size"].start] = int(s.lead_n[0]) / h
+    row[at["cards_dealt"].start] = int(s.dealt[0]) / (4 * h)
+    row[at["leading"].start] = phase == PLAY and leader == seat and in_trick == 0
+    row[at["dealer_side"].start] = s.dealer_side[0, seat]
     row[at["phase"].start + phase] = 1
-    row[at["team_levels"].start + int(s.team_levels[0, seat % 2])] = 1
-    row[at["team_levels"].start + 13 + int(s.team_levels[0, 1 - seat % 2])] = 1
+    row[at["team_levels"].start + int(s.seat_levels[0, seat])] = 1
+    row[at["team_levels"].start + 13 + int(s.seat_levels[0, (seat + 1) % 4])] = 1
     if "candidates" in at:
         row[at["candidates"]] = s.candidates[0].ravel()

@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import cards
 from ..rules import play as rules_play
-from ..rules.game import END
-from . import trick
+from ..rules.actions import END
+from . import hand, trick
 
 PLAY, CHOOSE = trick.PLAY, trick.CHOOSE
 TRUMP = trick.TRUMP
@@ -75,7 +75,7 @@ def _follow_cards(eng, s, g, hand, sel, free, n_sel, n):
     if have < n:  # short: all of the suit, then anything once the rest must come from elsewhere
         others_left = n - have - sum(sel[~in_e].tolist())
         return free if others_left > 0 else free & in_e
-    if eng.cfg.decks == 1:
+    if not eng.switches.pairs:
         return free & in_e
     if s.lead_tractor[g]:  # a tractor in the lead: the scalar rules (as the batch code)
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -169,7 +169,7 @@ def _pairs_and_singles_throw(eng, s, g, sel, n):
     fail_p = low_p is not None and best(oth >= 2) > order[low_p]
     if not (fail_s or fail_p):
         return sel.copy()
-    choice = eng.cfg.failed_throw_choice
+    choice = eng.switches.failed_throw_choice
     if choice == "NEXT_PLAYER":
         chooser, pick_single = fail_s and fail_p, fail_s and not fail_p
     elif choice == "AUTO_LOWEST_RANK":  # ties: fewer cards (the single)
@@ -197,11 +197,10 @@ def _pairs_and_singles_throw(eng, s, g, sel, n):
 def _charge_penalty(eng, s, g, leader, returned):
     """``trick._charge_penalty`` for game ``g`` (§7.4.5): the dealer side's failure helps the
     attackers."""
-    kind = eng.cfg.throw_penalty
-    if kind == "NONE":
-        return
-    amount = 10 if kind == "FIXED_10" else 10 * returned
-    s.penalty[g] += amount if leader % 2 == int(s.dealer[g]) % 2 else -amount
+    sw = eng.switches
+    amount = sw.penalty_fixed + sw.penalty_per_card * returned
+    if amount:
+        s.penalty[g] += amount if s.dealer_side[g, leader] else -amount
 
 
 def set_lead(eng, s, g: int, lead: np.ndarray) -> None:
@@ -210,7 +209,7 @@ def set_lead(eng, s, g: int, lead: np.ndarray) -> None:
     s.lead[g] = lead
     s.lead_n[g] = sum(lead.tolist())
     s.lead_suit[g] = s.eff[g, _first_card(lead)]
-    if eng.cfg.decks > 1:
+    if eng.switches.pairs:
         pbits = _pair_bits(lead, s.idx[g])
         s.lead_pairs[g] = np.count_nonzero(lead >= 2)
         s.lead_tractor[g] = (pbits & (pbits >> 1)) != 0  # two pairs at adjacent positions
@@ -261,7 +260,7 @@ def end_trick(eng, s, g: int, rewards) -> None:
     leader = int(s.leader[g])
     plays = s.trick[g, _IN_ORDER[leader]]  # (4, 54) in playing order
     scalar = bool(s.lead_tractor[g])
-    if cfg.throw_comparison == "ALL_UNITS" and not scalar:
+    if eng.switches.scalar_throw_winner and not scalar:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         scalar = len(rules_play.decompose(s.lead[g], ctx)) > 1
     if scalar:
@@ -270,7 +269,7 @@ def end_trick(eng, s, g: int, rewards) -> None:
     else:
         win = _winner(s, g, plays)
     win_seat = (leader + win) % 4
-    if win_seat % 2 != int(s.dealer[g]) % 2:  # the attackers take the points
+    if not s.dealer_side[g, win_seat]:  # the attackers take the points
         s.captured[g] += int(plays.sum(0, dtype=np.int16) @ cards.POINTS)
     s.played[g] += s.trick[g]
     s.last_lead[g] = s.lead[g]
@@ -287,8 +286,8 @@ def end_trick(eng, s, g: int, rewards) -> None:
     # the hand is over (once per hand): the batch code scores it
     G = np.array([g])
     win_, seat_, plays_ = np.array([win]), np.array([win_seat]), plays[None]
-    bonus = trick._kitty_bonus(eng, s, G, seat_, plays_, win_)
-    eng.end_hands(s, G, seat_, plays_, rewards, bonus)
+    bonus = trick.kitty_bonus(eng, s, G, seat_, plays_, win_)
+    hand.end_hands(eng, s, trick.EndedHands(G, seat_, plays_, bonus), rewards)
 
 
 def _winner(s, g, plays) -> int:

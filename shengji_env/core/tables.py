@@ -6,6 +6,8 @@ one id per game and gathers these rows once per hand (when the trump is fixed), 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import cards
@@ -13,6 +15,49 @@ from ..rules import declare
 from ..rules.order import TRUMP, TrumpContext
 
 NUM_CONTEXTS = 13 * 5
+
+_PAIR_FACTOR = {"FLAT2": 2, "LINEAR": 4, "POWER": 4, "TIERED": 4}  # f(pair) of §10.2
+_HOLD_NEXT = {"STANDARD": 2, "STAY_WHILE_HOLDING": 0, "ALWAYS_NEXT": 1}  # §10.4, seats onward
+
+
+@dataclass(frozen=True)
+class Switches:
+    """Rule options turned into the plain values the batched code uses, computed once per
+    ruleset so the phase code has no option ``if`` chains on its common path.
+
+    * ``pairs``: pairs and tractors exist (2+ decks): the §8.2 structure obligation applies;
+    * ``scalar_throw_winner``: ``throw_comparison="ALL_UNITS"`` — winners of throws come from
+      the scalar rules;
+    * ``penalty_fixed`` / ``penalty_per_card``: a failed throw's penalty is ``fixed +
+      per_card × cards returned`` points (§7.4.5; both 0 for ``NONE``);
+    * ``failed_throw_choice``: who picks the failed unit (§7.4.3), as the option's name;
+    * ``pair_factor``: the kitty multiplier of a basis whose best unit is a pair (§10.2);
+    * ``hold_next``: seats from the dealer to the next dealer when the dealer side holds;
+    * ``vector_levels``: the level change needs no scalar rules (``PASS_A`` without mandatory
+      levels or a reset at A, §10.3-10.5).
+    """
+
+    pairs: bool
+    scalar_throw_winner: bool
+    penalty_fixed: int
+    penalty_per_card: int
+    failed_throw_choice: str
+    pair_factor: int
+    hold_next: int
+    vector_levels: bool
+
+    @classmethod
+    def from_rules(cls, cfg) -> Switches:
+        return cls(
+            pairs=cfg.decks > 1,
+            scalar_throw_winner=cfg.throw_comparison == "ALL_UNITS",
+            penalty_fixed=10 if cfg.throw_penalty == "FIXED_10" else 0,
+            penalty_per_card=10 if cfg.throw_penalty == "PER_CARD_10" else 0,
+            failed_throw_choice=cfg.failed_throw_choice,
+            pair_factor=_PAIR_FACTOR[cfg.kitty_multiplier],
+            hold_next=_HOLD_NEXT[cfg.dealer_rotation],
+            vector_levels=(cfg.win_condition == "PASS_A" and not cfg.mandatory_levels
+                           and not cfg.reset_when_dug_at_A))
 
 
 def context_id(level, trump):

@@ -7,16 +7,31 @@ just those games. Functions take the engine, the ``BatchState`` and ``G`` (game 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import cards
 from ..rules import play as rules_play
-from ..rules.game import END, Phase
+from ..rules.actions import END, MAX_CHOICES, Phase
+from ..rules.order import TRUMP
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
 
-TRUMP = 4
 _BIG = 1 << 12
+
+
+class EndedHands(NamedTuple):
+    """Games whose last trick was just played, for ``hand.end_hands`` to score.
+
+    ``games``: ``int64[g]``; ``winners``: ``int64[g]`` seats that won the last trick;
+    ``plays``: ``uint8[g, 4, 54]`` the last trick in playing order; ``bonus``: ``int[g]`` the
+    kitty bonus, -1 where the scalar rules must compute it (a tractor in the basis)."""
+
+    games: np.ndarray
+    winners: np.ndarray
+    plays: np.ndarray
+    bonus: np.ndarray
 
 
 def _pair_bits(counts, idx):
@@ -103,11 +118,11 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     follow = (void & free) | (~void & short)
     full = have >= n
     structured = free & in_e
-    if eng.cfg.decks > 1:
+    if eng.switches.pairs:
         structured &= _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs[G])
     full_ = full[:, None]
     follow = (full_ & structured) | (~full_ & follow)
-    if eng.cfg.decks > 1:  # a tractor in the lead: the scalar rules (a few per cent of tricks)
+    if eng.switches.pairs:  # a tractor in the lead: the scalar rules (a few per cent of tricks)
         for i in np.flatnonzero((s.lead_n[G] > 0) & full & s.lead_tractor[G]):
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -141,7 +156,8 @@ def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
 
 # ------------------------------------------------------------------------------ steps
 
-def step_play(eng, s, G, actions, rewards):
+def step_play(eng, s, G, actions) -> EndedHands | None:
+    """Apply CARD / END for games G (phase PLAY); returns the hands that ended, if any."""
     is_end = actions == END
     L = G[is_end]
     C, ca = G[~is_end], actions[~is_end]
@@ -149,9 +165,10 @@ def step_play(eng, s, G, actions, rewards):
     following = s.lead_n[C] > 0
     F = C[following]
     done = s.selection[F].sum(1, dtype=np.int16) == s.lead_n[F]
-    commit_follows(eng, s, F[done], rewards)
+    ended = commit_follows(eng, s, F[done])
     if L.size:
         commit_leads(eng, s, L)
+    return ended
 
 
 def commit_leads(eng, s, G):
@@ -220,7 +237,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     low_pair = np.where(pair, key, none).min(1)
     fail_s = single.any(1) & (best_single > low_single // 64)
     fail_p = pair.any(1) & (best_pair > low_pair // 64)
-    choice = eng.cfg.failed_throw_choice
+    choice = eng.switches.failed_throw_choice
     if choice == "NEXT_PLAYER":
         chooser = fail_s & fail_p
         pick_single = fail_s & ~fail_p
@@ -256,12 +273,12 @@ def _reveal(s, G, attempted):
 
 def _charge_penalty(eng, s, G, returned):
     """§7.4.5: the failed throw's penalty, by the cards that go back to the leader's hand."""
-    kind = eng.cfg.throw_penalty
-    if kind == "NONE" or not G.size:
+    sw = eng.switches
+    if not G.size:
         return
     leader = s.leader[G].astype(np.int64)
-    amount = 10 if kind == "FIXED_10" else 10 * returned.astype(np.int16)
-    sign = np.where(leader % 2 == s.dealer[G] % 2, 1, -1)  # dealer side's fail helps attackers
+    amount = sw.penalty_fixed + sw.penalty_per_card * returned.astype(np.int16)
+    sign = np.where(s.dealer_side[G, leader], 1, -1)  # the dealer side's fail helps attackers
     s.penalty[G] += (sign * amount).astype(np.int16)
 
 
@@ -273,8 +290,8 @@ def set_leads(eng, s, G, lead):
     s.lead[G] = lead
     s.lead_n[G] = lead.sum(1, dtype=np.int16)
     s.lead_suit[G] = s.eff[G, (lead > 0).argmax(1)]
-    s.lead_pairs[G] = (lead >= 2).sum(1) if eng.cfg.decks > 1 else 0
-    s.lead_tractor[G] = _has_tractor(lead, s.idx[G]) if eng.cfg.decks > 1 else False
+    s.lead_pairs[G] = (lead >= 2).sum(1) if eng.switches.pairs else 0
+    s.lead_tractor[G] = _has_tractor(lead, s.idx[G]) if eng.switches.pairs else False
     s.hands[G, leader] -= lead
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
     s.trick[G, leader] = lead
@@ -287,6 +304,12 @@ def set_leads(eng, s, G, lead):
     s.to_act[G] = (leader + 1) % 4
 
 
+def mask_choose(eng, s, G, out):
+    """Legal actions in phase CHOOSE: one id per failed-throw candidate (§7.4.3)."""
+    base = eng.layout.choose_base
+    out[:, base:base + MAX_CHOICES] = np.arange(MAX_CHOICES) < s.n_candidates[G][:, None]
+
+
 def step_choose(eng, s, G, actions):
     """The leader's next player picks which failed unit is led (NEXT_PLAYER, §7.4.3)."""
     chosen = s.candidates[G, actions - eng.layout.choose_base]
@@ -295,9 +318,10 @@ def step_choose(eng, s, G, actions):
     set_leads(eng, s, G, chosen)
 
 
-def commit_follows(eng, s, G, rewards):
+def commit_follows(eng, s, G) -> EndedHands | None:
+    """Complete follows (the selection reached the lead's size) are played to the trick."""
     if not G.size:
-        return
+        return None
     seats = s.to_act[G].astype(np.int64)
     play = s.selection[G]
     in_e = s.eff[G] == s.lead_suit[G][:, None]
@@ -309,18 +333,19 @@ def commit_follows(eng, s, G, rewards):
     s.selection[G] = 0
     s.in_trick[G] += 1
     s.to_act[G] = (seats + 1) % 4
-    end_tricks(eng, s, G[s.in_trick[G] == 4], rewards)
+    return end_tricks(eng, s, G[s.in_trick[G] == 4])
 
 
-def end_tricks(eng, s, G, rewards):
-    """Four plays are in: the winner takes the points and leads next (§9.3)."""
+def end_tricks(eng, s, G) -> EndedHands | None:
+    """Four plays are in: the winner takes the points and leads next (§9.3); returns the hands
+    whose last trick this was."""
     if not G.size:
-        return
+        return None
     leader = s.leader[G].astype(np.int64)
     seats = (leader[:, None] + np.arange(4)) % 4
     plays = s.trick[G[:, None], seats]  # (g, 4, 54) in playing order
     scalar = s.lead_tractor[G].copy()
-    if eng.cfg.throw_comparison == "ALL_UNITS":  # rare option: throws go to the scalar rules
+    if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
     win = _winners(s, G, plays)
@@ -330,8 +355,8 @@ def end_tricks(eng, s, G, rewards):
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
     pts = plays.sum(1, dtype=np.int16) @ cards.POINTS
-    attackers = 1 - s.dealer[G] % 2
-    s.captured[G] += np.where(win_seat % 2 == attackers, pts, 0).astype(np.int16)
+    attackers_won = ~s.dealer_side[G, win_seat]
+    s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
     s.played[G] += s.trick[G]
     s.last_lead[G] = s.lead[G]
     s.last_winner[G] = win_seat
@@ -341,27 +366,25 @@ def end_tricks(eng, s, G, rewards):
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     over = ~s.hands[G].any((1, 2))
-    O = np.flatnonzero(over)
-    if O.size:
-        bonus = _kitty_bonus(eng, s, G[O], win_seat[O], plays[O], win[O])
-        eng.end_hands(s, G[O], win_seat[O], plays[O], rewards, bonus)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
+    O = np.flatnonzero(over)
+    if not O.size:
+        return None
+    return EndedHands(G[O], win_seat[O], plays[O],
+                      kitty_bonus(eng, s, G[O], win_seat[O], plays[O], win[O]))
 
 
-_PAIR_FACTOR = {"FLAT2": 2, "LINEAR": 4, "POWER": 4, "TIERED": 4}  # f(pair) of §10.2
-
-
-def _kitty_bonus(eng, s, G, win_seat, plays, win):
-    """Kitty bonus of finished hands (§10.2), or -1 where the basis holds a tractor (then the
-    scalar ``rules.scoring`` decides). Without tractors the multiplier is 2, or f(pair)."""
-    cfg = eng.cfg
-    dug = win_seat % 2 != s.dealer[G] % 2
-    basis = plays[:, 0] if cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
-    mult = np.where((basis >= 2).any(1), _PAIR_FACTOR[cfg.kitty_multiplier], 2)
+def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
+    """``int[g]`` — kitty bonus of finished hands (§10.2), or -1 where the basis holds a tractor
+    (then the scalar ``rules.scoring`` decides). Without tractors the multiplier is 2, or
+    f(pair). ``win``: index (0 = leader) of the last trick's winner in ``plays``."""
+    dug = ~s.dealer_side[G, win_seat]
+    basis = plays[:, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
+    mult = np.where((basis >= 2).any(1), eng.switches.pair_factor, 2)
     bonus = np.where(dug, (s.kitty[G] @ cards.POINTS) * mult, 0)
-    if cfg.decks > 1:
+    if eng.switches.pairs:
         bonus = np.where(dug & _has_tractor(basis, s.idx[G]), -1, bonus)
     return bonus
 

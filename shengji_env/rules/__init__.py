@@ -13,9 +13,11 @@ Public API (DESIGN.md §3)::
     Game(cfg, seed)
 """
 
+from . import seats
+from .actions import ActionLayout, Phase, action_layout, describe_action
 from .config import Rules, make_rules
 from .declare import Declaration, DeclareState, declaration_actions, legal_declarations
-from .game import Game, Phase, action_layout
+from .game import Game
 from .order import (
                     NT,
                     TRUMP,
@@ -42,11 +44,12 @@ from .play import (
 from .scoring import LevelOutcome, apply_level_change, kitty_multiplier, level_outcome, next_dealer
 
 __all__ = [
-    "NT", "TRUMP", "Declaration", "DeclareState", "Game", "LevelOutcome", "Phase", "Rules",
-    "ThrowResult", "TrumpContext", "Unit", "action_layout", "apply_level_change",
-    "canonical_order", "declaration_actions", "decompose", "effective_suit", "is_legal_follow",
-    "is_legal_lead", "is_ruff", "is_throw", "is_tractor", "is_trump", "kitty_multiplier",
-    "legal_declarations", "legal_follows", "legal_next_cards", "level_outcome", "make_rules",
-    "match_value", "matches", "next_dealer", "order_index", "pairs", "parse_trump",
-    "single_suit", "trick_points", "trick_winner", "validate_throw",
+    "NT", "TRUMP", "ActionLayout", "Declaration", "DeclareState", "Game", "LevelOutcome",
+    "Phase", "Rules", "ThrowResult", "TrumpContext", "Unit", "action_layout",
+    "apply_level_change", "canonical_order", "declaration_actions", "decompose",
+    "describe_action", "effective_suit", "is_legal_follow", "is_legal_lead", "is_ruff",
+    "is_throw", "is_tractor", "is_trump", "kitty_multiplier", "legal_declarations",
+    "legal_follows", "legal_next_cards", "level_outcome", "make_rules", "match_value", "matches",
+    "next_dealer", "order_index", "pairs", "parse_trump", "seats", "single_suit", "trick_points",
+    "trick_winner", "validate_throw",
 ]

@@ -26,54 +26,16 @@ the first drawer when ``initial_first_drawer="RANDOM"`` and then each deck (rede
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import IntEnum
-
 import numpy as np
 
 from .. import cards
 from ..cards import NUM_CARDS
-from . import declare, scoring
+from . import declare, scoring, seats
+from .actions import DECLARE_BASE, END, PASS, Phase, action_layout
 from .config import Rules
 from .order import NT, TrumpContext
 from .patterns import is_throw
 from .play import legal_next_cards, trick_winner, validate_throw
-
-PASS = 54
-END = 55
-DECLARE_BASE = declare.DECLARE_BASE
-MAX_CHOICES = 5  # failing unit types of one 2-deck throw: single, pair, ≤3 tractor lengths
-
-
-class Phase(IntEnum):
-    DECLARE = 0
-    NAME = 1
-    BURY = 2
-    PLAY = 3
-    CHOOSE = 4
-    OVER = 5
-
-
-@dataclass(frozen=True)
-class ActionLayout:
-    """Action ids for a ruleset (DESIGN §4): CARD 0-53, PASS 54, END 55, DECLARE from 56, then
-    ``NAME`` (5: S, H, C, D, NT) if trump can be named, ``CHOOSE`` if a player picks a failed
-    throw's unit. ``-1`` marks a block that this ruleset does not have."""
-
-    num_declare: int
-    name_base: int
-    choose_base: int
-    size: int
-
-
-def action_layout(cfg: Rules) -> ActionLayout:
-    size = DECLARE_BASE + declare.num_declare_actions(cfg)
-    name_base = choose_base = -1
-    if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":
-        name_base, size = size, size + 5
-    if cfg.failed_throw_choice == "NEXT_PLAYER":
-        choose_base, size = size, size + MAX_CHOICES
-    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size)
 
 
 def new_deck(rng: np.random.Generator, decks: int) -> np.ndarray:
@@ -132,7 +94,7 @@ class Game:
         cfg = self.cfg
         self.dealer, self.first_drawer = dealer, first_drawer
         self.first_hand = dealer is None
-        self.level = self.levels[0] if dealer is None else self.levels[dealer % 2]
+        self.level = self.levels[0] if dealer is None else self.levels[seats.team(dealer)]
         if self._given_deck is not None:
             deck, self._given_deck = self._given_deck, None
             if sorted(deck.tolist()) != sorted(np.repeat(np.arange(54), cfg.decks).tolist()):
@@ -247,7 +209,7 @@ class Game:
 
     def _begin_bury(self, dealer, trump):
         self.dealer, self.trump = dealer, trump
-        self.level = self.levels[dealer % 2]
+        self.level = self.levels[seats.team(dealer)]
         self.ctx = TrumpContext.from_rules(self.level, trump, self.cfg)
         self.picked_up = self.kitty.copy()
         self.hands[dealer] += self.kitty
@@ -263,8 +225,8 @@ class Game:
     # ------------------------------------------------------------------ queries
     @property
     def attackers(self) -> int:
-        """Team (0 or 1) of the attackers; the dealer side is ``dealer % 2``."""
-        return 1 - self.dealer % 2
+        """Team (0 or 1) of the attackers (fixed partnership: the dealer's team defends)."""
+        return 1 - seats.team(self.dealer)
 
     def legal_mask(self) -> np.ndarray:
         """``bool[A]`` — legal actions for ``to_act``."""
@@ -365,7 +327,7 @@ class Game:
     def _charge_failed_throw(self, forced):
         """§7.4.5: the penalty counts the cards that go back to the leader's hand."""
         returned = int(self.selection.sum()) - int(forced.sum())
-        thrower_attacks = self.leader % 2 == self.attackers
+        thrower_attacks = seats.team(self.leader) == self.attackers
         self.penalty += scoring.throw_penalty(thrower_attacks, returned, self.cfg)
 
     def _set_lead(self, lead):
@@ -397,7 +359,7 @@ class Game:
         winner = order[trick_winner(plays, self.ctx, self.cfg)]
         for s in order:
             self.played[s] += self.trick[s]
-        if winner % 2 == self.attackers:
+        if seats.team(winner) == self.attackers:
             self.captured += sum(cards.points(p) for p in plays)
         self.tricks_done += 1
         self.last_trick = (self.leader, plays, winner)
@@ -410,7 +372,7 @@ class Game:
 
     def _end_hand(self, winner, plays) -> np.ndarray:
         cfg = self.cfg
-        attackers_dug = winner % 2 == self.attackers
+        attackers_dug = seats.team(winner) == self.attackers
         if attackers_dug:
             # §10.2: the basis is the last lead, or the play that won the last trick
             basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
@@ -418,7 +380,7 @@ class Game:
             self.kitty_bonus = scoring.kitty_bonus(self.kitty, basis, self.ctx, cfg)
         self.attacker_points = self.captured + self.kitty_bonus + self.penalty
         self.outcome = scoring.level_outcome(self.attacker_points, cfg)
-        dealer_team = self.dealer % 2
+        dealer_team = seats.team(self.dealer)
         new_levels, winner_team = scoring.apply_level_change(
             tuple(self.levels), dealer_team, self.outcome, cfg, attackers_won_last_trick=attackers_dug)
         self.levels = list(new_levels)
@@ -431,7 +393,7 @@ class Game:
             if self.episode == "hand":
                 rewards = scoring.hand_rewards(self.outcome, self.dealer, reward="win")
             elif match_over:
-                rewards = np.where(np.arange(4) % 2 == winner_team, 1.0, -1.0).astype(np.float32)
+                rewards = np.where(seats.SEATS_OF_TEAM[winner_team], 1.0, -1.0).astype(np.float32)
             else:
                 rewards = np.zeros(4, dtype=np.float32)
         else:

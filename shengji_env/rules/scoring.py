@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import cards
+from . import seats
 from .config import Rules
 from .order import TrumpContext
 from .patterns import Unit, decompose
@@ -201,7 +202,7 @@ def next_dealer(dealer: int, outcome: LevelOutcome, cfg: Rules,
     """
     if not 0 <= dealer <= 3:
         raise ValueError(f"dealer={dealer!r} is not a seat; expected 0-3")
-    side = frozenset({dealer, (dealer + 2) % 4} if dealer_side is None else dealer_side)
+    side = frozenset({dealer, seats.partner(dealer)} if dealer_side is None else dealer_side)
     if dealer not in side or not side <= {0, 1, 2, 3}:
         raise ValueError(f"dealer_side={sorted(side)} must be seats 0-3 including the dealer "
                          f"{dealer}")
@@ -245,8 +246,12 @@ def resolve_friend(dealer: int, named_card: int, hands_after_bury: np.ndarray,
 
 
 def hand_rewards(outcome: LevelOutcome, dealer: int, reward: str = "levels",
-                 attacker_points: int | None = None, cfg: Rules | None = None) -> np.ndarray:
+                 attacker_points: int | None = None, cfg: Rules | None = None,
+                 dealer_side=None) -> np.ndarray:
     """``float32[4]`` — per-seat reward for one hand, zero-sum between the fixed teams.
+
+    ``dealer_side``: ``bool[4]``, the seats of the dealer side; ``None`` means the fixed
+    partnership of ``dealer``.
 
     The attackers' value ``r`` (DESIGN.md §4 "Rewards"); the dealer side gets ``-r``; partners
     get the same value:
@@ -270,6 +275,5 @@ def hand_rewards(outcome: LevelOutcome, dealer: int, reward: str = "levels",
             raise ValueError('reward="points" needs attacker_points and cfg')
         two_s = 2 * cfg.level_step
         r = float(np.clip((_check_int("attacker_points", attacker_points) - two_s) / two_s, -1, 1))
-    out = np.full(4, r, dtype=np.float32)
-    out[[dealer, (dealer + 2) % 4]] = -r
-    return out
+    side = seats.FIXED_DEALER_SIDE[dealer] if dealer_side is None else np.asarray(dealer_side, bool)
+    return np.where(side, -r, r).astype(np.float32)

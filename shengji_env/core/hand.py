@@ -1,0 +1,230 @@
+"""The hand lifecycle over many games: start, end of declaring, bury, scoring and rewards.
+
+The phase modules (``deal.py``, ``trick.py``) report what happened — the games whose closing
+window closed, the games whose last trick was played — and the engine hands those games to the
+functions here, which fix dealer and trump (RULES.md §4.4-4.6), begin the bury (§5), score the
+hand (§10) and deal the next one in match mode, exactly as ``rules.Game``. Per-game work that is
+rare or complex (a tractor in the kitty basis, mandatory levels) calls ``rules.scoring``.
+
+Functions take ``eng`` (the engine: configuration, tables, switches), the ``BatchState`` and
+``G``, an ``int64[g]`` array of game indices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import declare, scoring, seats
+from ..rules.actions import Phase
+from ..rules.game import new_deck
+from ..rules.order import NT
+from . import deal, log, trick
+from .tables import context_id
+
+OVER = int(Phase.OVER)
+
+
+# ------------------------------------------------------------------------------ start
+
+def start_episodes(eng, s, G) -> None:
+    """Start a new episode for games ``G``: starting levels and dealer, first drawer, a deal
+    (their random streams continue)."""
+    dealers, drawers = [], []
+    for g in G:
+        levels = (s.setup_rng(g).integers(13, size=2) if eng.levels == "random"
+                  else np.asarray(eng.levels))
+        s.seat_levels[g] = levels[seats.team(np.arange(4))]
+        dealer = eng.dealer
+        if dealer == "random":
+            dealer = int(s.setup_rng(g).integers(4))
+        first = (int(s.rng(g).integers(4)) if eng.cfg.initial_first_drawer == "RANDOM"
+                 else eng.cfg.initial_first_drawer)
+        if s.has_given[g]:
+            first = int(s.given_first[g])
+        dealers.append(-1 if dealer is None else dealer)
+        drawers.append(first if dealer is None else dealer)
+        s.history[g] = []
+        s.log_len[g] = 0
+    s.done[G] = False
+    s.winner_team[G] = -1
+    s.mask = None
+    start_hands(eng, s, G, np.array(dealers), np.array(drawers))
+
+
+def start_hands(eng, s, G, dealers, drawers) -> None:
+    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
+    cfg = eng.cfg
+    for g in G:
+        if s.has_given[g]:
+            s.deck[g] = s.given_deck[g]
+            s.has_given[g] = False
+        else:
+            s.deck[g] = new_deck(s.rng(g), cfg.decks)
+    s.dealer[G], s.first_drawer[G] = dealers, drawers
+    s.first_hand[G] = dealers < 0
+    s.dealer_side[G] = np.where((dealers >= 0)[:, None],
+                                seats.FIXED_DEALER_SIDE[np.maximum(dealers, 0)], False)
+    # a first hand: both teams are at the same level (checked by the engine)
+    s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
+    for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
+                 "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
+                 "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
+                 "window_passes"):
+        getattr(s, name)[G] = 0
+    for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
+                 "window_seat"):
+        getattr(s, name)[G] = -1
+    s.decl_k[G] = 0
+    s.lead_tractor[G] = False
+    s.phase[G] = Phase.DECLARE
+    deal.prepare_counts(eng, s, G)
+    quiet = deal.post_deal_mode(eng, s, G) | (cfg.declaration_mode == "FIXED")
+    deal.plan_deal(eng, s, G, quiet)
+    finish_declaring(eng, s, deal.advance_deal(eng, s, G))
+
+
+# ------------------------------------------------------------------------------ declaring ends
+
+def finish_declaring(eng, s, G) -> None:
+    """The closing window of games ``G`` closed: fix dealer and trump (§4.4-4.6)."""
+    for g in G:
+        _finish_declaring_one(eng, s, int(g))
+
+
+def _finish_declaring_one(eng, s, g: int) -> None:
+    cfg, first = eng.cfg, bool(s.first_hand[g])
+    if cfg.declaration_mode == "FIXED":
+        trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
+        return begin_bury(eng, s, g, int(s.first_drawer[g]) if first else int(s.dealer[g]), trump)
+    if s.decl_player[g] >= 0:
+        kind, suit = int(s.decl_kind[g]), int(s.decl_suit[g])
+        trump = suit if kind == declare.LEVEL else NT
+        if first:
+            dealer = (int(s.first_declarer[g]) if cfg.first_hand_dealer == "FIRST_DECLARER"
+                      else int(s.decl_player[g]))
+        else:
+            dealer = int(s.dealer[g])
+        return begin_bury(eng, s, g, dealer, trump)
+    fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
+    if fallback == "REDEAL":
+        log.mark_redeal(s, g)
+        G = np.array([g])
+        return start_hands(eng, s, G, s.dealer[G].copy(), s.first_drawer[G].copy())
+    if deal.post_deal_mode(eng, s, np.array([g]))[0]:
+        s.phase[g], s.to_act[g] = Phase.NAME, seats.partner(int(s.dealer[g]))
+        return
+    dealer = int(s.first_drawer[g]) if first else int(s.dealer[g])
+    if fallback.endswith("FLIP_KITTY"):
+        h = cfg.hand_size
+        trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
+    else:
+        trump = NT
+    begin_bury(eng, s, g, dealer, trump)
+
+
+def mask_name(eng, s, G, out) -> None:
+    """Legal actions in phase NAME (the dealer's partner names trump, §4.7)."""
+    base = eng.layout.name_base
+    out[:, base:base + 4] = True
+    out[:, base + 4] = eng.cfg.allow_no_trump_declaration
+
+
+def step_name(eng, s, G, actions) -> None:
+    """Apply NAME ids: the named trump stands and the dealer buries."""
+    for g, a in zip(G, actions):
+        begin_bury(eng, s, int(g), int(s.dealer[g]), int(a) - eng.layout.name_base)
+
+
+def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
+    """Dealer and trump are fixed: the dealer takes the kitty (§5)."""
+    s.dealer[g], s.trump[g] = dealer, trump
+    s.dealer_side[g] = seats.FIXED_DEALER_SIDE[dealer]
+    s.level[g] = s.seat_levels[g, dealer]
+    s.ctx[g] = context_id(int(s.level[g]), trump)
+    s.eff[g] = eng.tables.eff[s.ctx[g]]
+    s.idx[g] = eng.tables.idx[s.ctx[g]]
+    s.picked_up[g] = s.kitty[g]
+    s.hands[g, dealer] += s.kitty[g]
+    s.kitty[g] = 0
+    s.phase[g], s.to_act[g] = Phase.BURY, dealer
+    if eng.cfg.kitty_size == 0:
+        trick.begin_play(s, np.array([g]))
+
+
+# ------------------------------------------------------------------------------ scoring §10
+
+def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
+    """Score finished hands (§10), write rewards, then end the episodes or deal on."""
+    cfg, sw = eng.cfg, eng.switches
+    G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus.copy()
+    dealer = s.dealer[G].astype(np.int64)
+    attackers = ~s.dealer_side[G]                     # bool[g, 4]
+    dug = attackers[np.arange(G.size), winners]
+    for i in np.flatnonzero(dug & (bonus < 0)):
+        g = int(G[i])
+        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
+            plays[i, (winners[i] - int(s.leader[g])) % 4]
+        bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
+    s.kitty_bonus[G] = np.maximum(bonus, 0)
+    points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]
+    s.attacker_points[G] = points
+    # §10.3 level change, as rules.scoring.level_outcome
+    step, p = cfg.level_step, np.maximum(points, 0)
+    take = p >= 2 * step
+    dealer_gain = np.select([p == 0, p < step, p < 2 * step], [3, 2, 1], 0)
+    att_gain = np.where(take, (p - 2 * step) // step, 0)
+    s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
+    _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
+    s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4
+    over = s.winner_team[G] >= 0
+    rewards[G] += _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over)
+    if eng.episode == "match":
+        more = G[~over]
+        for g in more:
+            log.spill(s, int(g))
+        nxt = s.next_dealer[more].copy()
+        start_hands(eng, s, more, nxt, nxt)
+        G = G[over]
+    s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
+
+
+def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
+    """§10.3-10.5: the side that goes up gains its levels; a team passing A wins."""
+    team = np.where(take, 1 - seats.team(dealer), seats.team(dealer))
+    if eng.switches.vector_levels:
+        # seat t (0 or 1) is on team t: its level is the team's
+        target = s.seat_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)
+        won = target > 12
+        gainers = seats.SEATS_OF_TEAM[team]          # bool[g, 4]
+        s.seat_levels[G] = np.where(gainers, np.minimum(target, 12)[:, None], s.seat_levels[G])
+        s.winner_team[G] = np.where(won, team, -1)
+        return
+    for i, g in enumerate(G):  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules
+        out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
+        team_levels = tuple(int(s.seat_levels[g, seats.team_seats(t)[0]]) for t in (0, 1))
+        levels, w = scoring.apply_level_change(team_levels, seats.team(int(dealer[i])), out,
+                                               eng.cfg, attackers_won_last_trick=bool(dug[i]))
+        s.seat_levels[g] = np.asarray(levels)[seats.team(np.arange(4))]
+        s.winner_team[g] = -1 if w is None else w
+
+
+def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over):
+    """``float32[g, 4]`` (DESIGN §4): the attackers' value ``r``, the dealer side ``-r``."""
+    step = eng.cfg.level_step
+    if eng.reward == "levels":
+        r = np.where(take, 1 + att_gain, -dealer_gain).astype(np.float32)
+    elif eng.reward == "points":
+        r = np.clip((points - 2 * step) / (2 * step), -1, 1).astype(np.float32)
+    else:
+        r = np.where(take, 1.0, -1.0).astype(np.float32)
+    per_seat = np.where(attackers, r[:, None], -r[:, None])
+    if eng.reward == "win" and eng.episode == "match":  # ±1 for the match winner only
+        winner = s.winner_team[G]
+        won = seats.SEATS_OF_TEAM[np.maximum(winner, 0)]
+        per_seat = np.where(over[:, None], np.where(won, 1.0, -1.0), 0)
+    return per_seat
+
+
+__all__ = ["begin_bury", "end_hands", "finish_declaring", "mask_name", "start_episodes",
+           "start_hands", "step_name"]
