@@ -55,8 +55,11 @@ holds ``"illegal_action": True``.
 Infos: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY" …}``; the others ``{}``.
 When the episode ends every agent's info holds ``"attacker_points"`` and ``"team_levels"``.
 
-Version history
+Version history (the default observation and action layout is frozen: a change to it bumps
+the version; blocks and ids that exist only with an option do not)
   v0 (0.1.0): first release.
+  v0 (0.2.0): same spaces, observations and actions; the observation block ``scalars`` is now
+  six named one-wide blocks (``attacker_points`` … ``dealer_side``, same offsets).
 """
 
 from __future__ import annotations
