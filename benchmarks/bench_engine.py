@@ -2,26 +2,46 @@
 
 Every step computes ``legal_mask`` and ``observe`` for all games, picks a uniformly random
 legal action per game and steps; finished games restart at once. Reports the median of
-``--repeats`` runs per batch size as a table and as JSON.
+``--repeats`` runs per batch size as a table and as JSON (``--json PATH`` also writes the JSON).
 
     python benchmarks/bench_engine.py [--sizes 1 64 1024 4096] [--steps 200] [--repeats 3]
+
+``--baseline REV`` times the engine of git revision REV side by side with the working tree's:
+REV is exported to a temporary directory beside the working tree (removed afterwards, also on
+error or Ctrl-C) and every run is a subprocess importing ``shengji_env`` from one checkout or
+the other. Runs are interleaved (per repeat and size: baseline, then working tree; the order
+flips every repeat) with 5 repeats by default; the table gives the medians of both, their ratio
+new/old (working tree / baseline; > 1 is faster) and the range of the per-repeat ratios:
+
+    python benchmarks/bench_engine.py --baseline f438bb7 --sizes 1 64 1024
+
+An unknown revision, or a script outside a git checkout, is reported in one line (exit status 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from shengji_env.core import Engine
-from shengji_env.rules import Rules
+if TYPE_CHECKING:
+    from shengji_env.rules import Rules
+
+# The engine is imported inside the functions that run it: the parent process of --baseline never
+# imports it (each of its runs does, from its own checkout).
 
 
 def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None,
         warmup: int = 300) -> dict:
     """Time ``steps`` steps after ``warmup`` untimed ones (games desynchronise: steady state)."""
+    from shengji_env.core import Engine
+    from shengji_env.rules import Rules
+
     eng = Engine(rules or Rules(), num_games, seed)
     state = eng.reset()
     rng = np.random.default_rng(seed)
@@ -44,24 +64,96 @@ def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None,
     return {"decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed}
 
 
+def warmup_for(num_games: int, warmup: int) -> int:
+    return warmup if num_games <= 1024 else warmup // 2
+
+
+def _count(minimum: int):
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
+def _foreign_modules(root: Path) -> list[str]:
+    """Loaded ``shengji_env`` modules from outside ``root`` (an editable install of another
+    checkout can supply the submodules ``root`` lacks)."""
+    mods = [m for name, m in list(sys.modules.items()) if name.split(".")[0] == "shengji_env"]
+    return [f"{m.__name__} from {m.__file__}" for m in mods
+            if getattr(m, "__file__", None) and not Path(m.__file__).resolve().is_relative_to(root)]
+
+
+def worker(args) -> None:
+    """One run in a subprocess of ``--baseline``: check where ``shengji_env`` came from, print JSON."""
+    import shengji_env
+    from shengji_env.rules import Rules
+
+    root, imported = Path(args.worker).resolve(), Path(shengji_env.__file__).resolve()
+    if not imported.is_relative_to(root):
+        sys.exit(f"bench_engine.py --worker: imported {imported}, expected a shengji_env inside {root}")
+    (b,) = args.sizes
+    res = run(b, args.steps, seed=args.seed, rules=Rules(decks=args.decks),
+              warmup=warmup_for(b, args.warmup))
+    if foreign := _foreign_modules(root):
+        sys.exit(f"bench_engine.py --worker: modules from outside {root}: {'; '.join(foreign)}")
+    print(json.dumps({"shengji_env": str(imported), **res}))
+
+
+def compare(args) -> dict:
+    here = Path(__file__).resolve().parent
+    if str(here) not in sys.path:
+        sys.path.insert(0, str(here))
+    import baseline
+
+    opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks)]
+    try:
+        res = baseline.compare(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
+    except baseline.BaselineError as err:
+        print(f"bench_engine.py: {err}", file=sys.stderr)
+        sys.exit(err.status)
+    except KeyboardInterrupt:
+        print("bench_engine.py: interrupted", file=sys.stderr)
+        sys.exit(130)
+    print(baseline.format_table(res))
+    return {**res, "decks": args.decks, "steps": args.steps, "warmup": args.warmup}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    ap.add_argument("--steps", type=int, default=300, help="timed steps per run")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sizes", type=_count(1), nargs="+", default=[1, 64, 1024, 4096])
+    ap.add_argument("--steps", type=_count(1), default=300, help="timed steps per run")
+    ap.add_argument("--repeats", type=_count(1), default=None, help="runs per size (3; 5 with --baseline)")
     ap.add_argument("--decks", type=int, default=2)
-    ap.add_argument("--warmup", type=int, default=300, help="untimed steps before timing")
+    ap.add_argument("--warmup", type=_count(0), default=300, help="untimed steps before timing")
+    ap.add_argument("--baseline", metavar="REV", help="also time git revision REV, side by side")
+    ap.add_argument("--json", metavar="PATH", type=Path, help="also write the JSON to PATH")
+    ap.add_argument("--worker", metavar="ROOT", help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    rules = Rules(decks=args.decks)
-    results = {}
-    print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
-    for b in args.sizes:
-        warm = args.warmup if b <= 1024 else args.warmup // 2
-        runs = [run(b, args.steps, seed=r, rules=rules, warmup=warm) for r in range(args.repeats)]
-        med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
-        results[b] = med
-        print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")
-    print(json.dumps({"engine_random_play": results, "decks": args.decks}))
+    if args.worker is not None:
+        return worker(args)
+    if args.repeats is None:
+        args.repeats = 5 if args.baseline is not None else 3
+    if args.baseline is not None:
+        out = compare(args)
+    else:
+        from shengji_env.rules import Rules
+
+        rules = Rules(decks=args.decks)
+        results = {}
+        print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
+        for b in args.sizes:
+            warm = warmup_for(b, args.warmup)
+            runs = [run(b, args.steps, seed=r, rules=rules, warmup=warm) for r in range(args.repeats)]
+            med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
+            results[b] = med
+            print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")
+        out = {"engine_random_play": results, "decks": args.decks}
+    print(json.dumps(out))
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
