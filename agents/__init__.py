@@ -1,11 +1,15 @@
-"""Agents for shengji-rl: the ``Policy`` protocol, baselines and the evaluation arena.
+"""Agents for shengji-rl (imports ``shengji_env``; never the reverse).
 
-``Policy`` / ``BasePolicy`` / ``policy_from_fn`` (agents.base), ``RandomAgent``,
-``HeuristicAgent``; ``agents.evaluate`` plays duplicate deals between agents (``shengji-eval``).
+* ``agents.base`` — the ``Policy`` protocol, ``BasePolicy``, ``TorchPolicy``, ``policy_from_fn``;
+* ``agents.baselines`` — ``RandomAgent``, ``HeuristicAgent``;
+* ``agents.learners`` — networks, the shared rollout, the ``Learner`` plug-ins (PPO, imitation);
+* ``agents.eval`` — duplicate-deal arena, statistics, the ``shengji-eval`` command;
+* ``agents.specs`` — agent specs (``heuristic``, ``runs/x``, ``pkg.mod:Bot?depth=3``) → policies;
+* ``agents.checkpoint`` — the checkpoint format and loading a trained policy.
 """
 
-from .base import BasePolicy, Policy, policy_from_fn
-from .heuristic import HeuristicAgent
-from .random_agent import RandomAgent
+from .base import BasePolicy, Policy, TorchPolicy, policy_from_fn
+from .baselines import HeuristicAgent, RandomAgent
 
-__all__ = ["BasePolicy", "HeuristicAgent", "Policy", "RandomAgent", "policy_from_fn"]
+__all__ = ["BasePolicy", "HeuristicAgent", "Policy", "RandomAgent", "TorchPolicy",
+           "policy_from_fn"]

@@ -172,7 +172,8 @@ class FunctionPolicy(BasePolicy):
 
 
 class TorchPolicy(BasePolicy):
-    """A torch module mapping observations float32[B, N] to logits float[B, A].
+    """A torch module mapping observations float32[B, N] to logits float[B, A] (or to a tuple
+    whose first element is the logits, as ``PolicyValueNet``'s ``(logits, value)``).
 
     Illegal actions are masked out; ``sample=False`` takes the masked argmax, ``sample=True``
     samples from the masked softmax with the numpy rng (Gumbel-max), so runs stay reproducible.
@@ -190,8 +191,8 @@ class TorchPolicy(BasePolicy):
         param = next(self.module.parameters(), None)
         device = param.device if param is not None else "cpu"
         with torch.no_grad():
-            logits = self.module(torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device))
-        logits = logits.detach().cpu().double().numpy()
+            out = self.module(torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device))
+        logits = (out[0] if isinstance(out, tuple) else out).detach().cpu().double().numpy()
         if logits.shape != mask.shape:
             raise ValueError(f"{self.name} returned logits of shape {logits.shape}; expected "
                              f"{mask.shape} (one logit per action)")

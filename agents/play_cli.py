@@ -1,5 +1,6 @@
-"""``shengji-play``: terminal play with any agent the evaluator knows (``--partner``,
-``--opponents``: ``random``, ``heuristic``, ``module:attr`` or a checkpoint).
+"""``shengji-play``: terminal play with any agent spec (``--partner``, ``--opponents``:
+``random``, ``heuristic``, a checkpoint, ``module:attr``, options as ``NAME?KEY=VALUE``;
+``agents.specs``).
 
 The table itself is ``shengji_env.play``; this entry point lives in ``agents`` so that the
 environment package never imports agents, and hands it the agent resolver.
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 from shengji_env import play
 
-from .evaluate import load_policy
+from .specs import resolve
 
 
 def main(argv=None) -> int:
-    return play.main(argv, resolve_agent=load_policy)
+    return play.main(argv, resolve_agent=resolve)
 
 
 if __name__ == "__main__":

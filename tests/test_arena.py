@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agents.arena import DEALS_FORMAT_VERSION, Deals, play_deals, ratings, summarize, wilson
-from agents.evaluate import load_policy, main, register_checkpoint_loader
-from agents.heuristic import HeuristicAgent
-from agents.random_agent import RandomAgent
+from agents.baselines import HeuristicAgent, RandomAgent
+from agents.eval.arena import DEALS_FORMAT_VERSION, Deals, play_deals
+from agents.eval.cli import main
+from agents.eval.stats import ratings, summarize, wilson
+from agents.specs import resolve
 from shengji_env import Rules
 
 
@@ -116,26 +117,21 @@ def test_ratings_order_the_agents(rules):
     assert [x["agent"] for x in table] == ["heuristic", "random"]
 
 
-def test_load_policy(rules):
-    assert isinstance(load_policy("random", rules), RandomAgent)
-    assert isinstance(load_policy("heuristic", rules), HeuristicAgent)
-    assert isinstance(load_policy("agents.random_agent:RandomAgent", rules), RandomAgent)
+def test_specs_resolve_to_policies(rules):
+    assert isinstance(resolve("random", rules), RandomAgent)
+    assert isinstance(resolve("heuristic", rules), HeuristicAgent)
+    assert isinstance(resolve("agents.baselines.random:RandomAgent", rules), RandomAgent)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
-        load_policy("nope", rules)
+        resolve("nope", rules)
     with pytest.raises(ValueError, match="not a Policy"):
-        load_policy("json:JSONDecoder", rules)
+        resolve("json:JSONDecoder", rules)
 
 
-def test_checkpoint_hook(tmp_path, rules, monkeypatch):
-    from agents import evaluate
-
-    monkeypatch.setattr(evaluate, "_CHECKPOINT_LOADERS", list(evaluate._CHECKPOINT_LOADERS))
+def test_a_file_that_is_no_checkpoint_says_what_is_wrong(tmp_path, rules):
     ckpt = tmp_path / "model.ckpt"
     ckpt.write_bytes(b"x")
-    with pytest.raises(ValueError, match="no checkpoint loader"):
-        load_policy(str(ckpt), rules)
-    register_checkpoint_loader(lambda path, r: RandomAgent(r) if path.endswith(".ckpt") else None)
-    assert isinstance(load_policy(str(ckpt), rules), RandomAgent)
+    with pytest.raises(ValueError, match="model.ckpt is not a readable torch checkpoint"):
+        resolve(str(ckpt), rules)
 
 
 def test_command_line(tmp_path, capsys):
@@ -167,8 +163,8 @@ def test_heuristic_beats_random(rules):
 
 
 def test_batched_driver_matches_the_reference_driver_for_deterministic_agents():
-    from agents.arena import Deals, play_deals, play_deals_batched
-    from agents.heuristic import HeuristicAgent
+    from agents.baselines import HeuristicAgent
+    from agents.eval import Deals, play_deals, play_deals_batched
     from shengji_env import Rules
 
     rules = Rules()

@@ -8,9 +8,9 @@ import numpy as np
 import torch
 
 from agents import HeuristicAgent
-from agents.imitation import collect_demonstrations, imitation_update
-from agents.nets import PolicyValueNet
-from agents.ppo import potential
+from agents.learners.imitation import collect_demonstrations, imitation_update
+from agents.learners.nets import PolicyValueNet
+from agents.learners.ppo import potential
 from shengji_env import Rules
 from shengji_env.core.observe import layout
 from shengji_env.vector import VecEnv
@@ -42,7 +42,7 @@ def test_teacher_only_hands_are_the_teachers_games():
     assert stats["decisions"] == len(demos) and stats["hands"] == 4
     # the same hands played by the teacher alone, through the same VecEnv seeds
     venv = VecEnv(4, RULES, seed=0, reward="win")
-    from agents.ppo import update_seeds
+    from agents.learners.rollout import update_seeds
 
     obs, mask, _, _ = venv.reset(seed=update_seeds(3, 1, 4))
     teacher, played, done_all = HeuristicAgent(RULES), [], np.zeros(4, dtype=bool)

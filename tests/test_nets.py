@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from agents.base import Policy
-from agents.checkpoint import NetPolicy
-from agents.nets import PolicyValueNet, canonical_tables, masked_distribution
-from agents.ppo import _sample
+from agents.base import TorchPolicy
+from agents.learners.nets import PolicyValueNet, canonical_tables, masked_distribution
+from agents.learners.ppo import _sample
 from shengji_env import Rules
 from shengji_env.core.observe import CARD_BLOCKS, decode, layout, observe_game
 from shengji_env.rules import canonical_order
@@ -148,7 +148,7 @@ def test_net_policy_plays_legal_actions_in_batches_and_singly():
     torch.manual_seed(0)
     net = PolicyValueNet(cfg, hidden=32, card_head=8)
     gen = torch.Generator().manual_seed(0)
-    policy = NetPolicy(net, sample=True)
+    policy = TorchPolicy(net, sample=True)
     assert isinstance(policy, Policy)
     rng = np.random.default_rng(0)
     for _ in range(300):

@@ -15,8 +15,9 @@ import torch
 import yaml
 
 from agents.base import Policy
+from agents.learners import config as train_config
 from agents.checkpoint import latest_checkpoint, load_checkpoint, load_policy
-from agents.ppo import gae_by_seat
+from agents.learners.ppo import gae_by_seat
 from shengji_env import Rules
 from shengji_env.vector import VecEnv
 
@@ -24,11 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")  # a script, not a module
 train = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train)
-TINY = {"name": "tiny", "num_envs": 6, "total_updates": 2, "hidden": 16, "minibatch_size": 256,
-        "update_epochs": 2, "pool_every": 1, "pool_prob": 0.5, "pool_size": 2, "eval_every": 1,
-        "eval_deals_random": 1, "eval_deals_heuristic": 1, "final_eval_deals": 1,
-        "checkpoint_every": 1, "card_head": 8, "shaping": 2.5, "reward": "win",
-        "sparring_prob": 0.3, "imitation_updates": 1}  # update 1 imitates, update 2 is PPO
+TINY = {"run": {"name": "tiny", "num_envs": 6, "total_updates": 2, "checkpoint_every": 1,
+                "reward": "win"},
+        "model": {"hidden": 16, "card_head": 8},
+        "learner": [{"name": "imitation", "updates": 1, "shaping": 2.5},  # update 1 imitates,
+                    {"name": "ppo", "minibatch_size": 256, "update_epochs": 2,  # update 2 is PPO
+                     "pool_every": 1, "pool_prob": 0.5, "pool_size": 2, "shaping": 2.5,
+                     "sparring_prob": 0.3}],
+        "eval": {"every": 1, "opponents": {"random": 1, "heuristic": 1}, "final_deals": 1}}
 
 
 def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -47,14 +51,14 @@ def tiny_runs(tmp_path_factory):
     switch from imitation to PPO)."""
     tmp = tmp_path_factory.mktemp("train")
     cfg = tmp / "tiny.yaml"
-    cfg.write_text(yaml.safe_dump({**TINY, "run_root": str(tmp / "runs")}))
-    full = run_train("--config", str(cfg), "--set", "name=full", cwd=tmp)
+    cfg.write_text(yaml.safe_dump({**TINY, "run": {**TINY["run"], "run_root": str(tmp / "runs")}}))
+    full = run_train("--config", str(cfg), "--set", "run.name=full", cwd=tmp)
     assert full.returncode == 0, full.stderr
-    half = run_train("--config", str(cfg), "--set", "name=half", "--set", "total_updates=1",
-                     cwd=tmp)
+    half = run_train("--config", str(cfg), "--set", "run.name=half", "--set",
+                     "run.total_updates=1", cwd=tmp)
     assert half.returncode == 0, half.stderr
     (half_dir,) = run_dirs(tmp / "runs", "half")
-    resumed = run_train("--resume", str(half_dir), "--set", "total_updates=2", cwd=tmp)
+    resumed = run_train("--resume", str(half_dir), "--set", "run.total_updates=2", cwd=tmp)
     assert resumed.returncode == 0, resumed.stderr
     (full_dir,) = run_dirs(tmp / "runs", "full")
     return full_dir, half_dir, full.stdout + resumed.stdout
@@ -62,12 +66,14 @@ def tiny_runs(tmp_path_factory):
 
 def test_tiny_run_writes_config_events_eval_and_checkpoints(tiny_runs):
     full_dir, _, stdout = tiny_runs
-    assert yaml.safe_load((full_dir / "config.yaml").read_text())["num_envs"] == 6
+    assert yaml.safe_load((full_dir / "config.yaml").read_text())["run"]["num_envs"] == 6
     assert list(full_dir.glob("events.out.tfevents.*"))
     rows = (full_dir / "eval.csv").read_text().splitlines()
     assert rows[0].startswith("update,global_step") and any("heuristic" in r for r in rows)
     ckpt = torch.load(latest_checkpoint(full_dir), weights_only=True)  # plain types only
-    assert ckpt["update"] == 2 and ckpt["global_step"] > 0 and len(ckpt["pool"]["members"]) == 2
+    assert ckpt["format"] == "shengji-rl/ppo" and ckpt["version"] == 2
+    assert ckpt["update"] == 2 and ckpt["global_step"] > 0
+    assert len(ckpt["learners"]["ppo"]["pool"]["members"]) == 2
     assert "final evaluation" in stdout and "random" in stdout and "heuristic" in stdout
 
 
@@ -102,7 +108,7 @@ def test_resume_is_bit_exact_for_the_next_update(tiny_runs):
 
 
 def test_checkpoint_is_a_policy_for_the_evaluator(tiny_runs):
-    from agents import evaluate
+    from agents.specs import resolve
 
     full_dir, _, _ = tiny_runs
     path = latest_checkpoint(full_dir)
@@ -112,8 +118,9 @@ def test_checkpoint_is_a_policy_for_the_evaluator(tiny_runs):
     obs, mask, _, _ = venv.reset()
     actions = policy.act_batch(obs, mask, np.random.default_rng(0))
     assert mask[np.arange(4), actions].all()
-    assert isinstance(evaluate.load_policy(str(path), Rules()), Policy)  # shengji-eval hook
-    assert isinstance(evaluate.load_policy(str(full_dir), Rules()), Policy)  # a run folder
+    assert isinstance(resolve(str(path), Rules()), Policy)  # shengji-eval's agent specs
+    assert isinstance(resolve(str(full_dir), Rules()), Policy)  # a run folder
+    assert resolve(f"{full_dir}?sample=true", Rules()).sample is True
 
 
 # ------------------------------------------------------------------------------ config errors
@@ -126,41 +133,76 @@ def write(tmp_path: Path, data: dict) -> Path:
 
 def test_unknown_key_is_named_with_the_allowed_keys(tmp_path):
     with pytest.raises(train.ConfigError, match="unknown config key 'num_env'.*num_envs"):
-        train.load_config(write(tmp_path, {"num_env": 8}))
+        train_config.load(write(tmp_path, {"run": {"num_env": 8}}))
     with pytest.raises(train.ConfigError, match="unknown config key 'lr'.*learning_rate"):
-        train.load_config(write(tmp_path, {}), ["lr=0.1"])
+        train_config.load(write(tmp_path, {}), ["learner.lr=0.1"])
+    with pytest.raises(train.ConfigError, match="unknown section 'runs'"):
+        train_config.load(write(tmp_path, {}), ["runs.seed=1"])
+    with pytest.raises(train.ConfigError, match="unknown config key 'num_env'.*sections"):
+        train_config.load(write(tmp_path, {"num_env": 8}))  # flat: the old keys are listed
 
 
 def test_wrong_type_is_named(tmp_path):
     with pytest.raises(train.ConfigError, match="'num_envs'.*must be int.*'many'"):
-        train.load_config(write(tmp_path, {"num_envs": "many"}))
+        train_config.load(write(tmp_path, {"run": {"num_envs": "many"}}))
     with pytest.raises(train.ConfigError, match="'anneal_lr'.*must be bool"):
-        train.load_config(write(tmp_path, {"anneal_lr": 1}))
-    with pytest.raises(train.ConfigError, match="num_envs.*expected int"):
-        train.load_config(write(tmp_path, {}), ["num_envs=1.5"])
-    with pytest.raises(train.ConfigError, match="pool_prob.*\\[0, 1\\]"):
-        train.load_config(write(tmp_path, {"pool_prob": 1.5}))
+        train_config.load(write(tmp_path, {"learner": {"name": "ppo", "anneal_lr": 1}}))
+    with pytest.raises(train.ConfigError, match="num_envs.*must be int"):
+        train_config.load(write(tmp_path, {}), ["run.num_envs=1.5"])
+    with pytest.raises(train.ConfigError, match="pool_prob.*<= 1"):
+        train_config.load(write(tmp_path, {"learner": {"name": "ppo", "pool_prob": 1.5}}))
     with pytest.raises(train.ConfigError, match="rules: unknown rules option"):
-        train.load_config(write(tmp_path, {"rules": {"deck": 1}}))
+        train_config.load(write(tmp_path, {"rules": {"deck": 1}}))
+    with pytest.raises(train.ConfigError, match="unknown learner 'dqn'"):
+        train_config.load(write(tmp_path, {"learner": "dqn"}))
+    with pytest.raises(train.ConfigError, match="learning_rate.*finite"):
+        train_config.load(write(tmp_path, {}), ["learner.learning_rate=nan"])
 
 
 def test_overrides_are_parsed_by_field_type(tmp_path):
-    cfg = train.load_config(write(tmp_path, {"learning_rate": "1e-3", "num_envs": 4}),
-                            ["anneal_lr=true", "gamma=0.99", "name=x", "rules.decks=1",
-                             "rules.kitty_multiplier=POWER"])
-    assert cfg.learning_rate == 1e-3 and cfg.anneal_lr is True and cfg.gamma == 0.99
-    assert cfg.rules == {"decks": 1, "kitty_multiplier": "POWER"} and cfg.num_envs == 4
+    cfg = train_config.load(write(tmp_path, {"learner": {"name": "ppo", "learning_rate": "1e-3"},
+                                             "run": {"num_envs": 4}}),
+                            ["learner.anneal_lr=true", "learner.gamma=0.99", "run.name=x",
+                             "rules.decks=1", "rules.kitty_multiplier=POWER"])
+    ppo = cfg.learner[0].options
+    assert ppo.learning_rate == 1e-3 and ppo.anneal_lr is True and ppo.gamma == 0.99
+    assert cfg.rules == {"decks": 1, "kitty_multiplier": "POWER"} and cfg.run.num_envs == 4
+    assert cfg.run.name == "x"
+
+
+def test_a_schedule_takes_keys_by_stage(tmp_path):
+    path = write(tmp_path, {"learner": [{"name": "imitation", "updates": 3}, {"name": "ppo"}],
+                            "run": {"total_updates": 10}})
+    cfg = train_config.load(path, ["learner.ppo.learning_rate=2e-4", "learner.epochs=3"])
+    assert [s.name for s in cfg.learner] == ["imitation", "ppo"]
+    assert cfg.learner[1].options.learning_rate == 2e-4 and cfg.learner[0].options.epochs == 3
+    assert [cfg.stage_at(u)[0] for u in (1, 3, 4, 10)] == [0, 0, 1, 1]
+    with pytest.raises(train.ConfigError, match="learning_rate.*2 stages"):
+        train_config.load(path, ["learner.learning_rate=1e-4"])
+
+
+def test_old_flat_configs_still_load(tmp_path, capsys):
+    flat = {"num_envs": 8, "imitation_updates": 2, "imitation_learning_rate": 0.002,
+            "learning_rate": 1e-4, "eval_deals_heuristic": 0, "hidden": 32, "shaping": 2.0}
+    cfg = train_config.load(write(tmp_path, flat), ["total_updates=5"])
+    assert cfg.run.num_envs == 8 and cfg.run.total_updates == 5 and cfg.model.hidden == 32
+    imitation, ppo = cfg.learner
+    assert (imitation.name, imitation.updates, imitation.options.learning_rate) == ("imitation", 2, 0.002)
+    assert ppo.options.learning_rate == 1e-4 and ppo.options.shaping == imitation.options.shaping == 2.0
+    assert cfg.eval.opponents == {"random": 50, "heuristic": 0}
+    err = capsys.readouterr().err
+    assert "num_envs → run.num_envs" in err and "total_updates=… is the old flat key" in err
 
 
 def test_config_error_exits_2_with_a_message(tmp_path):
-    out = run_train("--config", str(write(tmp_path, {"hidden_size": 8})), cwd=tmp_path)
+    out = run_train("--config", str(write(tmp_path, {"model": {"hidden_size": 8}})), cwd=tmp_path)
     assert out.returncode == 2
     assert "hidden_size" in out.stderr and "allowed keys" in out.stderr
 
 
 def test_shipped_configs_are_valid():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        train.load_config(path)
+        train_config.load(path)
 
 
 # ------------------------------------------------------------------------------------ GAE

@@ -1,15 +1,9 @@
-"""PPO self-play pieces: collect whole hands, GAE over each seat's own decisions, the update.
+"""PPO self-play: the learner, collection of whole hands, GAE over each seat's own decisions.
 
-**Collection** (``collect_hands``). Every update starts all ``B`` games of the ``VecEnv`` afresh
-(seeded from the run seed and the update number, so a resumed run replays the same hands) and
-plays until each game has finished ``hands_per_env`` hands. In a ``VecEnv`` step exactly one seat
-acts per game; its decision is recorded with the game, the hand, the seat and the step. All four
+**Collection** (``collect_hands``, on the shared rollout ``agents.learners.rollout``). All four
 seats share the network (self-play), except the team run by an opponent in the hands drawn for
-one — an opponent-pool member (``agents.pool``) or, if asked, a fixed sparring partner such as the
-heuristic: those decisions are played but not recorded. A game that has
-finished its hands keeps stepping with the first legal action (never recorded) until the others
-finish; that waste (~15% of steps) is the price of updates that never split a hand, which is
-what lets a checkpoint hold no environment state and a resume be exact.
+one — an opponent-pool member (``agents.learners.pool``) or, if asked, a fixed sparring partner
+such as the heuristic: those decisions are played but not recorded.
 
 **Credit** (``gae_by_seat``). Each (game, hand, seat) is one chain of decisions. Rewards come at
 the end of the hand (the seat's team reward, DESIGN.md §4), so the chain's last decision gets the
@@ -34,11 +28,14 @@ from shengji_env.core.observe import layout
 from shengji_env.rules import seats
 from shengji_env.vector import VecEnv
 
-from .base import Policy
+from ..base import Policy
+from ..config import option
+from .base import Learner
 from .nets import masked_distribution
 from .pool import OpponentPool
+from .rollout import play_hands
 
-__all__ = ["Batch", "collect_hands", "gae_by_seat", "ppo_update", "update_seeds"]
+__all__ = ["Batch", "PPOLearner", "collect_hands", "gae_by_seat", "potential", "ppo_update"]
 
 SELF, POOL, BASELINE = 0, 1, 2  #: who runs the other team in a hand
 
@@ -62,12 +59,6 @@ class Batch:
 
     def __len__(self) -> int:
         return int(self.actions.size)
-
-
-def update_seeds(seed: int, update: int, num_envs: int) -> int:
-    """Base game seed of update ``update``: game ``i`` gets ``base + i``; distinct for every
-    (update, game) of a run, and for different run seeds."""
-    return (int(seed) << 32) + int(update) * int(num_envs)
 
 
 def _sample(net: nn.Module, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator):
@@ -95,7 +86,6 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     probability ``baseline_prob``, else in pure self-play; the opponent runs one team."""
     B, k = venv.num_envs, hands_per_env
     at = layout(venv.cfg)
-    obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
     # per (game, hand): who runs the other team (SELF, POOL, BASELINE), and which team it is
     use_pool = pool is not None and len(pool) > 0 and pool_prob > 0
     member = -1
@@ -109,57 +99,42 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     if use_pool:
         opponent[(draw >= baseline_prob) & (draw < baseline_prob + pool_prob)] = POOL
     pool_team = np_rng.integers(0, 2, size=(B, k))
-    hands = np.zeros(B, dtype=np.int64)  # hands finished per game
     ar = np.arange(B)
-    rec = {"obs": [], "mask": [], "actions": [], "logp": [], "values": [], "env": [],
-           "hand": [], "seat": [], "step": [], "potential": []}
-    final_rewards = np.zeros((B, k, 4), dtype=np.float32)
-    lengths = np.zeros((B, k), dtype=np.int64)
-    attacker_points = np.zeros((B, k), dtype=np.int64)
-    step, decisions = 0, 0
-    while (hands < k).any():
-        active = hands < k
-        h = np.minimum(hands, k - 1)
+
+    def act(obs, mask, to_act, active, h, step):
         opp = opponent[ar, h]
         theirs = active & (opp != SELF) & (seats.team(to_act) == pool_team[ar, h])
-        learn = active & ~theirs
         actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
-        rows = np.flatnonzero(learn)
+        rows = np.flatnonzero(active & ~theirs)
+        data = {}
         if rows.size:
             o, m = obs[rows], mask[rows]  # fancy indexing copies: the buffers get overwritten
             a, lp, v = _sample(net, o, m, gen)
             actions[rows] = a
-            for key, val in (("obs", o), ("mask", m), ("actions", a), ("logp", lp),
-                             ("values", v), ("env", rows), ("hand", h[rows]),
-                             ("seat", to_act[rows].copy()), ("step", np.full(rows.size, step)),
-                             ("potential", shaping * potential(o, at))):
-                rec[key].append(val)
+            data = {"obs": o, "mask": m, "actions": a, "logp": lp, "values": v,
+                    "potential": shaping * potential(o, at)}
         prow = np.flatnonzero(theirs & (opp == POOL))
         if prow.size:
             actions[prow] = _sample(pool_net, obs[prow], mask[prow], gen)[0]
         brow = np.flatnonzero(theirs & (opp == BASELINE))
         if brow.size:
             actions[brow] = baseline.act_batch(obs[brow], mask[brow], np_rng)
-        decisions += int(active.sum())
-        obs, mask, to_act, rewards, done, info = venv.step(actions)
-        step += 1
-        fin = np.flatnonzero(done & active)
-        if fin.size:
-            where = np.searchsorted(info["final_games"], fin)
-            final_rewards[fin, hands[fin]] = rewards[fin]
-            lengths[fin, hands[fin]] = info["episode"]["length"][where]
-            attacker_points[fin, hands[fin]] = info["episode"]["attacker_points"][where]
-            hands[fin] += 1
-    cat = {key: np.concatenate(val) for key, val in rec.items()}
-    adv, ret = gae_by_seat(cat["env"], cat["hand"], cat["seat"], cat["step"], cat["values"],
-                           final_rewards, gamma, gae_lambda, cat["potential"])
-    batch = Batch(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
-                  cat["logp"].astype(np.float32), cat["values"].astype(np.float32), adv, ret)
+        return actions, rows, data
+
+    chains = play_hands(venv, seed=seed, update=update, hands_per_env=k, act=act)
+    d = chains.data
+    adv, ret = gae_by_seat(chains.env, chains.hand, chains.seat, chains.step, d["values"],
+                           chains.final_rewards, gamma, gae_lambda, d["potential"])
+    batch = Batch(d["obs"], d["mask"], d["actions"].astype(np.int64),
+                  d["logp"].astype(np.float32), d["values"].astype(np.float32), adv, ret)
+    final_rewards, lengths, attacker_points = (chains.final_rewards, chains.lengths,
+                                               chains.attacker_points)
     learner_team = 1 - pool_team
     lt_reward = np.take_along_axis(final_rewards, learner_team[..., None], axis=2)[..., 0]
     vs_pool, vs_baseline = opponent == POOL, opponent == BASELINE
     stats = {
-        "hands": B * k, "decisions": decisions, "steps": step * B, "pool_member": member,
+        "hands": B * k, "decisions": chains.decisions, "steps": chains.steps,
+        "pool_member": member,
         "pool_fraction": float(vs_pool.mean()), "baseline_fraction": float(vs_baseline.mean()),
         "return_vs_pool": float(lt_reward[vs_pool].mean()) if vs_pool.any() else None,
         "win_rate_vs_pool": float((lt_reward[vs_pool] > 0).mean()) if vs_pool.any() else None,
@@ -277,3 +252,109 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
     out["explained_variance"] = (float(1 - (batch.returns - batch.values).var() / var)
                                  if var > 0 else float("nan"))
     return out
+
+
+@dataclass
+class PPOOptions:
+    learning_rate: float = option(3.0e-4, "Adam step size", minimum=0, exclusive_min=True)
+    anneal_lr: bool = option(False, "decay the learning rate linearly to 0 over run.total_updates")
+    gamma: float = option(1.0, "discount per decision of the same seat (rewards come only at the "
+                          "hand's end)", minimum=0, maximum=1, exclusive_min=True)
+    gae_lambda: float = option(0.95, "GAE λ along each seat's own decisions", minimum=0, maximum=1)
+    shaping: float = option(0.0, "potential-based reward shaping: weight of the attackers' points "
+                            "(fraction of all points, signed for the seat's team) credited as they "
+                            "are won; 0 = off; the return is unchanged", minimum=0)
+    update_epochs: int = option(4, "passes over each update's decisions", minimum=1)
+    minibatch_size: int = option(4096, "decisions per gradient step", minimum=1)
+    clip_coef: float = option(0.2, "PPO ratio clipping", minimum=0, exclusive_min=True)
+    clip_vloss: bool = option(False, "clip the value loss like the policy ratio")
+    ent_coef: float = option(0.01, "entropy bonus coefficient", minimum=0)
+    vf_coef: float = option(0.5, "value loss coefficient", minimum=0)
+    max_grad_norm: float = option(0.5, "gradient norm clipping", minimum=0, exclusive_min=True)
+    norm_adv: bool = option(True, "normalise advantages per minibatch")
+    target_kl: float = option(0.0, "stop an update's epochs early when approx KL exceeds this; "
+                              "0 = never", minimum=0)
+    pool_prob: float = option(0.2, "probability that a hand is played against a past snapshot "
+                              "(one team) instead of self", minimum=0, maximum=1)
+    pool_size: int = option(8, "snapshots kept in the opponent pool (newest)", minimum=0)
+    pool_every: int = option(10, "updates between snapshots added to the pool (counted over the "
+                             "whole run, warm start included)", minimum=1)
+    sparring: str = option("heuristic", "agent spec of the sparring partner (agents.specs)")
+    sparring_prob: float = option(0.0, "probability that a hand is played against the sparring "
+                                  "partner (one team; not trained on); 0 = off", minimum=0,
+                                  maximum=1)
+
+    def check(self, where: str) -> None:
+        from ..config import ConfigError
+
+        if self.pool_prob + self.sparring_prob > 1:
+            raise ConfigError(f"learner.ppo: pool_prob + sparring_prob = "
+                              f"{self.pool_prob + self.sparring_prob} ({where}): the two kinds of "
+                              "opponent hands cannot exceed all hands (1)")
+
+
+class PPOLearner(Learner):
+    """Self-play PPO with an opponent pool and an optional sparring partner (module docstring)."""
+
+    name = "ppo"
+    Options = PPOOptions
+
+    def __init__(self, options: PPOOptions, ctx):
+        super().__init__(options, ctx)
+        self.pool = OpponentPool(options.pool_size)
+        self.pool_net = ctx.make_net()
+        self.sparring = None
+        if options.sparring_prob > 0:
+            from ..specs import resolve
+
+            self.sparring = resolve(options.sparring, ctx.rules)
+
+    def learning_rate(self, update: int) -> float:
+        o = self.options
+        return o.learning_rate * (1 - (update - 1) / self.ctx.total_updates if o.anneal_lr else 1)
+
+    def collect(self, update: int):
+        o, c = self.options, self.ctx
+        return collect_hands(c.venv, c.net, seed=c.seed, update=update,
+                             hands_per_env=c.hands_per_env, gamma=o.gamma,
+                             gae_lambda=o.gae_lambda, np_rng=c.np_rng, gen=c.gen, pool=self.pool,
+                             pool_net=self.pool_net, pool_prob=o.pool_prob, shaping=o.shaping,
+                             baseline=self.sparring, baseline_prob=o.sparring_prob)
+
+    def update(self, batch: Batch, update: int) -> dict:
+        o, c = self.options, self.ctx
+        return ppo_update(c.net, c.optimizer, batch, epochs=o.update_epochs,
+                          minibatch_size=o.minibatch_size, clip_coef=o.clip_coef,
+                          ent_coef=o.ent_coef, vf_coef=o.vf_coef, max_grad_norm=o.max_grad_norm,
+                          norm_adv=o.norm_adv, clip_vloss=o.clip_vloss, target_kl=o.target_kl,
+                          np_rng=c.np_rng)
+
+    def log(self, writer, stats: dict, losses: dict, global_step: int) -> None:
+        super().log(writer, stats, losses, global_step)
+        if stats["return_vs_pool"] is not None:
+            writer.add_scalar("charts/episodic_return", stats["return_vs_pool"], global_step)
+            writer.add_scalar("selfplay/win_rate_vs_pool", stats["win_rate_vs_pool"], global_step)
+        if stats["win_rate_vs_baseline"] is not None:
+            writer.add_scalar("selfplay/win_rate_vs_sparring", stats["win_rate_vs_baseline"],
+                              global_step)
+            writer.add_scalar("selfplay/sparring_fraction", stats["baseline_fraction"],
+                              global_step)
+        for key in ("abs_return", "length", "attacker_points", "takeover_rate"):
+            tag = {"abs_return": "episodic_return_abs", "length": "episodic_length"}.get(key, key)
+            writer.add_scalar(f"charts/{tag}", stats[key], global_step)
+        writer.add_scalar("selfplay/pool_fraction", stats["pool_fraction"], global_step)
+        writer.add_scalar("selfplay/pool_size", len(self.pool), global_step)
+
+    def after_update(self, update: int) -> None:
+        """A snapshot of the shared network every ``pool_every`` updates of the run."""
+        if self.options.pool_prob > 0 and update % self.options.pool_every == 0:
+            self.pool.add(self.ctx.net, update)
+
+    def progress(self, stats: dict, losses: dict) -> dict:
+        return {"len": f"{stats['length']:.0f}"}
+
+    def state_dict(self) -> dict:
+        return {"pool": self.pool.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.pool.load_state_dict(state["pool"])

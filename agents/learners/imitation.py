@@ -5,8 +5,8 @@ knows from the start (draw trump, give points to a winning partner, keep the kit
 ``train.py`` can therefore spend its first ``imitation_updates`` updates learning from a
 teacher — ``HeuristicAgent`` — and only then improve on it by PPO.
 
-**Collection** (``collect_demonstrations``). Like ``agents.ppo.collect_hands``, every update
-plays ``hands_per_env`` fresh hands in each game of the ``VecEnv``. In each (game, hand) one
+**Collection** (``collect_demonstrations``, on the shared rollout ``agents.learners.rollout``):
+every update plays ``hands_per_env`` fresh hands in each game of the ``VecEnv``. In each (game, hand) one
 team is played by the *student* (the network, sampling) with probability ``student_prob``; the
 other seats are played by the teacher. Every decision of every seat is labelled with the action
 the teacher would take there — or rather with every action that makes the same play, when the
@@ -18,7 +18,7 @@ the student also learns how to recover from positions the teacher would never re
 teacher's choice — ``−log`` of the probability of the set of actions that make the teacher's
 play — plus ``vf_coef`` × the squared error of the value head against the return the
 seat actually got — the same target PPO's value head learns (the team's final reward, minus the
-``shaping`` potential of the position: see ``agents.ppo.gae_by_seat``), so PPO starts from a
+``shaping`` potential of the position: see ``agents.learners.ppo.gae_by_seat``), so PPO starts from a
 critic that already knows what a position is worth and does not unlearn the policy while the
 critic catches up.
 """
@@ -35,11 +35,15 @@ from shengji_env.core.observe import layout
 from shengji_env.rules import seats
 from shengji_env.vector import VecEnv
 
-from .base import Policy
+from ..base import Policy
+from ..config import option
+from .base import Learner
 from .nets import MASKED_LOGIT, masked_distribution
-from .ppo import potential, update_seeds
+from .ppo import potential
+from .rollout import play_hands
 
-__all__ = ["Demonstrations", "collect_demonstrations", "imitation_update", "teacher_targets"]
+__all__ = ["Demonstrations", "ImitationLearner", "collect_demonstrations", "imitation_update",
+           "teacher_targets"]
 
 
 @dataclass
@@ -68,17 +72,11 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
     statistics."""
     B, k = venv.num_envs, hands_per_env
     at = layout(venv.cfg)
-    obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
     student_hand = np_rng.random((B, k)) < student_prob
     student_team = np_rng.integers(0, 2, size=(B, k))
-    hands = np.zeros(B, dtype=np.int64)
-    rec = {"obs": [], "mask": [], "actions": [], "targets": [], "env": [], "hand": [],
-           "seat": []}
-    final_rewards = np.zeros((B, k, 4), dtype=np.float32)
-    agree = played_by_student = 0
-    while (hands < k).any():
-        active = hands < k
-        h = np.minimum(hands, k - 1)
+    counts = {"agree": 0, "played": 0}  # student decisions that make the teacher's play
+
+    def act(obs, mask, to_act, active, h, step):
         rows = np.flatnonzero(active)
         o, m = obs[rows], mask[rows]  # copies: the VecEnv overwrites its buffers
         labels, targets = teacher_targets(teacher, o, m, np_rng)
@@ -92,19 +90,17 @@ def collect_demonstrations(venv: VecEnv, teacher: Policy, net: nn.Module, *, see
                 dist = masked_distribution(logits, torch.from_numpy(m[student]))
                 chosen = torch.multinomial(dist.probs, 1, generator=gen).squeeze(1).numpy()
             actions[rows[student]] = chosen
-            agree += int(targets[student, chosen].sum())
-            played_by_student += student.size
-        for key, val in (("obs", o), ("mask", m), ("actions", labels), ("targets", targets),
-                         ("env", rows), ("hand", h[rows]), ("seat", to_act[rows].copy())):
-            rec[key].append(val)
-        obs, mask, to_act, rewards, done, _ = venv.step(actions)
-        fin = np.flatnonzero(done & active)
-        final_rewards[fin, hands[fin]] = rewards[fin]
-        hands[fin] += 1
-    cat = {key: np.concatenate(val) for key, val in rec.items()}
-    returns = final_rewards[cat["env"], cat["hand"], cat["seat"]]
+            counts["agree"] += int(targets[student, chosen].sum())
+            counts["played"] += student.size
+        return actions, rows, {"obs": o, "mask": m, "actions": labels, "targets": targets}
+
+    chains = play_hands(venv, seed=seed, update=update, hands_per_env=k, act=act)
+    cat = chains.data
+    returns = chains.final_reward_of_rows()
     if shaping:  # the value PPO learns is the shaped return: R − Φ(position)
         returns = returns - shaping * potential(cat["obs"], at)
+    final_rewards = chains.final_rewards
+    agree, played_by_student = counts["agree"], counts["played"]
     demos = Demonstrations(cat["obs"], cat["mask"], cat["actions"].astype(np.int64),
                            cat["targets"], returns.astype(np.float32))
     student_reward = np.take_along_axis(final_rewards, student_team[..., None], axis=2)[..., 0]
@@ -164,3 +160,56 @@ def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: De
                 log["accuracy"].append(hit.float().mean().item())
             log["value_loss"].append(v_loss.item())
     return {k: float(np.mean(v)) if v else float("nan") for k, v in log.items()}
+
+
+@dataclass
+class ImitationOptions:
+    learning_rate: float = option(1.0e-3, "Adam step size during imitation", minimum=0,
+                                  exclusive_min=True)
+    epochs: int = option(2, "passes over each update's fresh demonstrations", minimum=1)
+    minibatch_size: int = option(1024, "decisions per gradient step", minimum=1)
+    student_prob: float = option(0.5, "share of hands in which the network runs one team (its "
+                                 "states are labelled by the teacher too: DAgger); ramps up "
+                                 "linearly from 0 over the stage", minimum=0, maximum=1)
+    teacher: str = option("heuristic", "agent spec of the teacher (agents.specs)")
+    shaping: float = option(0.0, "potential-based shaping of the value target (as PPO's)",
+                            minimum=0)
+    vf_coef: float = option(0.5, "value loss coefficient", minimum=0)
+    max_grad_norm: float = option(0.5, "gradient norm clipping", minimum=0, exclusive_min=True)
+
+
+class ImitationLearner(Learner):
+    """Behaviour cloning of a teacher with DAgger (module docstring): a warm start."""
+
+    name = "imitation"
+    Options = ImitationOptions
+
+    def __init__(self, options: ImitationOptions, ctx):
+        super().__init__(options, ctx)
+        from ..specs import resolve
+
+        self.teacher = resolve(options.teacher, ctx.rules)
+
+    def collect(self, update: int):
+        o, c = self.options, self.ctx
+        length = c.stage_updates or (c.total_updates - c.stage_start + 1)
+        student_prob = o.student_prob * (update - c.stage_start) / length
+        return collect_demonstrations(c.venv, self.teacher, c.net, seed=c.seed, update=update,
+                                      hands_per_env=c.hands_per_env, student_prob=student_prob,
+                                      np_rng=c.np_rng, gen=c.gen, shaping=o.shaping)
+
+    def update(self, batch: Demonstrations, update: int) -> dict:
+        o, c = self.options, self.ctx
+        return imitation_update(c.net, c.optimizer, batch, epochs=o.epochs,
+                                minibatch_size=o.minibatch_size, vf_coef=o.vf_coef,
+                                max_grad_norm=o.max_grad_norm, np_rng=c.np_rng)
+
+    def log(self, writer, stats: dict, losses: dict, global_step: int) -> None:
+        super().log(writer, stats, losses, global_step)
+        writer.add_scalar("imitation/student_fraction", stats["student_fraction"], global_step)
+        for key in ("student_agreement", "win_rate_vs_teacher"):
+            if stats[key] is not None:
+                writer.add_scalar(f"imitation/{key}", stats[key], global_step)
+
+    def progress(self, stats: dict, losses: dict) -> dict:
+        return {"acc": f"{losses['accuracy']:.3f}"}

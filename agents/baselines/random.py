@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BasePolicy, check_batch
+from ..base import BasePolicy, check_batch
 
 __all__ = ["RandomAgent"]
 

@@ -33,7 +33,7 @@ from shengji_env.rules import TRUMP, TrumpContext, is_legal_follow
 from shengji_env.rules import declare as declare_rules
 from shengji_env.rules.actions import END, PASS, Phase, action_layout
 
-from .base import BasePolicy, check_batch
+from ..base import BasePolicy, check_batch
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
 __all__ = ["HeuristicAgent", "plan_bury", "trump_strength"]
@@ -136,7 +136,7 @@ class HeuristicAgent(BasePolicy):
         ``(actions int64[B], options bool[B, A])``. The cards of a planned multi-card play (a
         lead, a follow, the bury) may be selected in any order the mask allows, so all of the
         plan's remaining legal cards are equally the teacher's choice — imitation targets
-        (``agents.imitation``) that don't ask a learner to guess the order cards are emitted in.
+        (``agents.learners.imitation``) that don't ask a learner to guess the order cards are emitted in.
         Any other decision has the chosen action as its only option."""
         obs, mask = check_batch(obs, mask)
         actions = np.zeros(len(obs), dtype=np.int64)

@@ -2,111 +2,45 @@
 
     shengji-eval heuristic random --deals 1000            # two agents: one match
     shengji-eval heuristic random mypkg.bots:MyBot        # three or more: round robin + ratings
+    shengji-eval runs/x heuristic?strict=true             # a run folder, an option
     shengji-eval heuristic random --save-deals deals.npz  # keep the deals to reproduce exactly
     shengji-eval heuristic random --load-deals deals.npz --json
 
-Agents are named by a *spec* (``load_policy``): ``random``, ``heuristic``, ``module:attr`` (a
-``Policy`` instance, or a class / factory called with the ``Rules``), or a checkpoint path once a
-loader is registered with ``register_checkpoint_loader`` (the trainer does this).
+Agents are named by a *spec* (``agents.specs``): ``random``, ``heuristic``, a name registered in
+the ``shengji_rl.agents`` entry-point group, a checkpoint file or run folder, or ``module:attr``
+(a ``Policy`` instance, or a class / factory called with the ``Rules``), with options as
+``NAME?KEY=VALUE&KEY=VALUE``.
 
-Reported for agent A against B (``agents.arena``): hand win rate with a 95% Wilson interval,
-mean reward in levels, and the attackers' mean points when A attacks and when A defends.
+Reported for agent A against B (``agents.eval.arena``, ``agents.eval.stats``): hand win rate with
+a 95% Wilson interval, mean reward in levels, and the attackers' mean points when A attacks and
+when A defends.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
 import json
 import sys
 import time
-from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
 from shengji_env import Rules
 
-from .arena import Deals, HandRecords, play_deals, play_deals_batched, ratings, summarize
-from .base import Policy
+from ..base import Policy
+from ..specs import parse, resolve
+from .arena import Deals, HandRecords, play_deals, play_deals_batched
+from .stats import ratings, summarize
 
-__all__ = [
-    "Deals",
-    "evaluate",
-    "load_policy",
-    "main",
-    "play_deals",
-    "register_checkpoint_loader",
-]
-
-BUILTIN = ("random", "heuristic")
-_CHECKPOINT_LOADERS: list[Callable[[str, Rules], Policy | None]] = []
-
-
-def register_checkpoint_loader(loader: Callable[[str, Rules], Policy | None]) -> None:
-    """Teach ``load_policy`` a checkpoint format: ``loader(path, rules)`` returns a ``Policy``,
-    or ``None`` if the file is not its format. Loaders are tried in registration order."""
-    _CHECKPOINT_LOADERS.append(loader)
-
-
-def load_policy(spec: str, rules: Rules) -> Policy:
-    """The policy named by ``spec`` for ``rules`` (see the module docstring)."""
-    from .heuristic import HeuristicAgent
-    from .random_agent import RandomAgent
-
-    if spec == "random":
-        return RandomAgent(rules)
-    if spec == "heuristic":
-        return HeuristicAgent(rules)
-    path = Path(spec)
-    if path.exists():
-        from . import checkpoint  # the trainer's own loader (imports torch, so only here)
-
-        checkpoint._register()  # idempotent
-
-        for loader in _CHECKPOINT_LOADERS:
-            policy = loader(str(path), rules)
-            if policy is not None:
-                return policy
-        raise ValueError(f"{spec!r} is a file, but no checkpoint loader recognises it "
-                         f"({len(_CHECKPOINT_LOADERS)} registered). Checkpoint loading is added "
-                         "by the trainer (agents.evaluate.register_checkpoint_loader); "
-                         f"built-in agents: {', '.join(BUILTIN)}")
-    if ":" in spec:
-        module_name, _, attr = spec.partition(":")
-        try:
-            obj = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cannot load agent {spec!r}: {e}") from None
-        if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Policy)):
-            obj = _build(obj, rules, spec)
-        if not isinstance(obj, Policy):
-            raise ValueError(f"{spec!r} is a {type(obj).__name__}, not a Policy (it needs "
-                             "act(obs, rng) and act_batch(obs, mask, rng); see agents.base)")
-        return obj
-    raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(BUILTIN)}, a "
-                     "'module:attr' naming a Policy, or a checkpoint file path")
-
-
-def _build(factory: Callable, rules: Rules, spec: str):
-    """Call a class or factory with the rules if it takes an argument, else with none."""
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return factory(rules)
-    for args in ((rules,), ()):
-        try:
-            sig.bind(*args)
-        except TypeError:
-            continue
-        return factory(*args)
-    raise ValueError(f"{spec!r} must take the Rules or no argument; its signature is {sig}")
+__all__ = ["evaluate", "format_report", "main"]
 
 
 def _names(specs: list[str]) -> list[str]:
     out = []
     for s in specs:
-        name = Path(s).stem if Path(s).exists() else s
+        base = parse(s).name
+        name = (Path(base).stem if Path(base).is_file() else Path(base).name
+                if Path(base).exists() else s)
         k = sum(1 for o in out if o == name or o.startswith(name + "#"))
         out.append(name if k == 0 else f"{name}#{k + 1}")
     return out
@@ -123,7 +57,7 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
     if len(specs) < 2:
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
     names = _names(specs)
-    policies = policies or [load_policy(s, rules) for s in specs]
+    policies = policies or [resolve(s, rules) for s in specs]
     start = time.perf_counter()
     matches: dict[tuple[int, int], HandRecords] = {}
     report = []
@@ -223,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="shengji-eval", description="Play agents against each other on duplicate deals "
         "(each deal twice, teams swapped) and report win rates with 95% confidence intervals.")
     p.add_argument("agents", nargs="+", metavar="AGENT",
-                   help="random, heuristic, module:attr, or a checkpoint path (two or more)")
+                   help="agent specs (two or more): random, heuristic, a checkpoint or run "
+                        "folder, module:attr; options as NAME?KEY=VALUE&...")
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--decks", type=int, default=2, choices=(1, 2), help="card decks (default 2)")

@@ -1,0 +1,87 @@
+"""Statistics of duplicate-deal results: Wilson intervals for win rates, Student-t intervals
+for means, the per-match summary and OpenSkill ratings of a round robin."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["Z95", "mean_ci", "ratings", "summarize", "wilson"]
+
+Z95 = float(stats.norm.ppf(0.975))
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (95% by default); ``(nan, nan)`` when n = 0."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(x: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): Student-t interval of the mean; nan bounds for fewer than 2 values."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(x.mean())
+    if x.size < 2 or x.std() == 0:
+        return (m, m, m) if x.size >= 2 else (m, math.nan, math.nan)
+    half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return (m, m - half, m + half)
+
+
+def summarize(rec) -> dict:
+    """Agent A's numbers from ``rec`` (``arena.HandRecords``): hand win rate (Wilson CI), mean
+    reward and attackers' points (t intervals) when A attacks and when A defends (is the dealer
+    side)."""
+    n, won = len(rec), int(rec.a_won.sum())
+    lo, hi = wilson(won, n)
+    reward = mean_ci(rec.a_reward)
+    attack = mean_ci(rec.attacker_points[~rec.a_dealer])
+    defend = mean_ci(rec.attacker_points[rec.a_dealer])
+
+    def rate(rows):
+        return float(rec.a_won[rows].mean()) if rows.any() else math.nan
+
+    return {
+        "hands": n, "deals": n // 2, "wins": won, "win_rate": won / n if n else math.nan,
+        "win_rate_ci": [lo, hi],
+        "mean_reward": reward[0], "mean_reward_ci": [reward[1], reward[2]],
+        "dealer_share": float(rec.a_dealer.mean()) if n else math.nan,
+        "win_rate_as_dealer": rate(rec.a_dealer), "win_rate_as_attacker": rate(~rec.a_dealer),
+        "attacker_points_attacking": attack[0],
+        "attacker_points_attacking_ci": [attack[1], attack[2]],
+        "attacker_points_defending": defend[0],
+        "attacker_points_defending_ci": [defend[1], defend[2]],
+    }
+
+
+def ratings(names: list[str], matches: dict) -> list[dict]:
+    """OpenSkill (Plackett-Luce) ratings from every hand of a round robin.
+
+    Hands are replayed deal by deal across all pairings (not pairing by pairing) so that the
+    order of the pairings does not bias the online updates. Returns one dict per agent, sorted by
+    the conservative estimate ``mu - 3·sigma`` (best first).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    table = [model.rating(name=n) for n in names]
+    deals = max((int(r.deal.max()) + 1 for r in matches.values() if len(r)), default=0)
+    by_deal = {key: np.searchsorted(r.deal, np.arange(deals + 1)) for key, r in matches.items()}
+    for d in range(deals):
+        for (i, j), rec in matches.items():
+            start, stop = by_deal[(i, j)][d], by_deal[(i, j)][d + 1]
+            for row in range(start, stop):
+                ranks = [0, 1] if rec.a_won[row] else [1, 0]
+                new = model.rate([[table[i]], [table[j]]], ranks=ranks)
+                table[i], table[j] = new[0][0], new[1][0]
+    out = [{"agent": n, "mu": float(r.mu), "sigma": float(r.sigma),
+            "ordinal": float(r.mu - 3 * r.sigma)} for n, r in zip(names, table, strict=True)]
+    return sorted(out, key=lambda x: -x["ordinal"])

@@ -1,0 +1,92 @@
+"""The ``Learner`` interface: what ``train.py`` asks of a training method.
+
+Every update the trainer calls, for the learner of the current stage::
+
+    lr = learner.learning_rate(update)        # set on the shared optimizer
+    batch, stats = learner.collect(update)    # play hands (agents.learners.rollout)
+    losses = learner.update(batch, update)    # change the network
+    learner.log(writer, stats, losses, step)  # TensorBoard scalars (defaults below)
+    learner.after_update(update)              # e.g. add a snapshot to an opponent pool
+
+and ``state_dict()`` / ``load_state_dict()`` for what the learner keeps across updates (an
+opponent pool, say), saved in checkpoints under its name. The network, the optimizer and the
+random generators belong to the trainer (``TrainContext``): a schedule of learners (imitation,
+then PPO) trains one network, and a resumed run continues every stream exactly.
+
+A learner declares its options as a dataclass ``Options`` built with ``agents.config.option``
+(validated and listed by ``train.py --help``); ``stats`` must hold ``"decisions"`` (decisions
+played, for ``global_step``) and ``"hands"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+__all__ = ["Learner", "TrainContext"]
+
+
+@dataclass
+class TrainContext:
+    """What the trainer gives every learner.
+
+    ``rules``; ``venv`` (a ``VecEnv`` of ``run.num_envs`` games, reseeded every update);
+    ``net`` (the ``PolicyValueNet`` being trained) and ``make_net()`` (a fresh one of the same
+    shape, e.g. for opponents); ``optimizer``; ``np_rng`` (numpy: draws, minibatch order) and
+    ``gen`` (torch: action sampling) — the only sources of randomness; ``seed`` and
+    ``hands_per_env`` (``run`` section); ``total_updates``; ``stage_start`` / ``stage_updates``
+    (this stage's first update and length, 0 = until the end).
+    """
+
+    rules: object
+    venv: object
+    net: object
+    make_net: object
+    optimizer: object
+    np_rng: np.random.Generator
+    gen: object
+    seed: int
+    hands_per_env: int
+    total_updates: int
+    stage_start: int = 1
+    stage_updates: int = 0
+
+
+class Learner:
+    """Base class of training methods (see the module docstring)."""
+
+    name: ClassVar[str] = "learner"
+    Options: ClassVar[type]
+
+    def __init__(self, options, ctx: TrainContext):
+        self.options, self.ctx = options, ctx
+
+    def learning_rate(self, update: int) -> float:
+        """Step size for ``update`` (default: the options' ``learning_rate``)."""
+        return float(self.options.learning_rate)
+
+    def collect(self, update: int):
+        raise NotImplementedError
+
+    def update(self, batch, update: int) -> dict:
+        raise NotImplementedError
+
+    def log(self, writer, stats: dict, losses: dict, global_step: int) -> None:
+        """Losses under ``losses/``; subclasses add their own sections."""
+        for k, v in losses.items():
+            writer.add_scalar(f"losses/{k}", v, global_step)
+
+    def after_update(self, update: int) -> None:
+        """Called after every update of this learner's stage."""
+
+    def progress(self, stats: dict, losses: dict) -> dict:
+        """A few numbers for the progress bar."""
+        return {}
+
+    def state_dict(self) -> dict:
+        return {}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what ``state_dict`` returned."""
