@@ -7,14 +7,18 @@ case-insensitively and stored upper-case::
     Rules(decks=1)                            # kitty 6, level step 20, ...
     Rules(kitty_multiplier="power", throw_penalty="FIXED_10")
 
-An unknown option or a bad value raises ``ValueError`` naming it and listing what is allowed.
-``Rules`` is frozen and hashable; ``replace(**changes)`` returns a modified copy.
+An unknown option or a bad value raises ``ValueError`` naming it and listing what is allowed
+(DESIGN.md §7: never clipped or guessed -- ``kitty_size=8.0``, ``level_step=float("nan")`` and
+``decks=True`` are refused, not converted). ``Rules`` is frozen and hashable; ``replace(**changes)``
+returns a modified copy in which the deck-derived defaults follow a new ``decks``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .. import cards
 
@@ -39,6 +43,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "win_condition": ("PASS_A", "MUST_DEFEND_A"),
     "fixed_trump": ("S", "H", "C", "D", "NT"),
 }
+#: options whose default depends on ``decks`` (§4.1, §10.3, §10.7); ``None`` means "derive it"
+_DERIVED = ("kitty_size", "level_step", "tuple_beats_chain")
 _BOOLS = ("always_trump_two", "allow_no_trump_declaration", "allow_reinforce",
           "allow_self_overturn", "kitty_point_cards_allowed", "follow_partial_tractor",
           "reset_when_dug_at_A")
@@ -54,7 +60,18 @@ class Rules:
     ranks (``{"5", "10", "K", "A"}``), stored as a sorted tuple of rank indices 0-12.
     ``fixed_trump`` is the trump for ``declaration_mode="FIXED"`` (S, H, C, D or NT) — not a
     §11 name: §4.7 says the caller supplies it, this is where.
+
+    Which of the deck-derived options were given explicitly (not ``None``) is recorded, so that
+    :meth:`replace` can derive the others again for a new ``decks``. The record is *not* part of
+    equality, hashing, ``repr``, ``dataclasses.asdict`` or ``vars()``: ``Rules() ==
+    Rules(kitty_size=8)``, because two rulesets with the same values play the same game and a
+    ``Rules`` is a cache key; they differ only in what ``replace(decks=...)`` keeps. (Rebuilding from
+    a dict, ``Rules(**dataclasses.asdict(r))``, therefore marks every option explicit.)
     """
+
+    # the fields live in __dict__ as usual (vars(rules) is used by callers); the slot holds the
+    # explicit-option record outside it, and outside dataclasses.fields
+    __slots__ = ("__dict__", "__weakref__", "_explicit")
 
     decks: int = 2
     kitty_size: int | None = None
@@ -93,7 +110,8 @@ class Rules:
         def put(name, value):
             object.__setattr__(self, name, value)
 
-        if not isinstance(self.decks, int) or isinstance(self.decks, bool) or not 1 <= self.decks <= 4:
+        _check_int("decks", self.decks, "an int 1-4")
+        if not 1 <= self.decks <= 4:
             raise ValueError(f"decks={self.decks!r} is not allowed; expected an int 1-4")
         for name in _BOOLS:
             v = getattr(self, name)
@@ -103,19 +121,20 @@ class Rules:
             v = getattr(self, name)
             if name == "fixed_trump" and v is None:
                 continue
-            if not isinstance(v, str) or v.upper() not in allowed:
-                raise ValueError(f"{name}={v!r} is not allowed; expected one of {', '.join(allowed)}")
+            # ASCII only: 'paſs_a'.upper() == 'PASS_A', and a Cyrillic 'Р' in 'POWER' is invisible
+            if not isinstance(v, str) or not v.isascii() or v.upper() not in allowed:
+                hint = cards._unicode_hint(v) if isinstance(v, str) else ""
+                raise ValueError(f"{name}={v!r}{hint} is not allowed; expected one of {', '.join(allowed)}")
             put(name, v.upper())
         if self.kitty_size is None:
             put("kitty_size", cards.DEFAULT_KITTY[self.decks])
-        k = self.kitty_size
-        if (not isinstance(k, int) or isinstance(k, bool) or k < 0
-                or (54 * self.decks - k) <= 0 or (54 * self.decks - k) % 4):
+        k = _check_int("kitty_size", self.kitty_size, "an int >= 0 (RULES.md §4.1)")
+        if k < 0 or (54 * self.decks - k) <= 0 or (54 * self.decks - k) % 4:
             raise ValueError(f"kitty_size={k!r} is not allowed with {self.decks} decks; 54*decks - "
                              "kitty_size must be a positive multiple of 4 (RULES.md §4.1)")
         if self.level_step is None:
             put("level_step", 20 * self.decks)
-        if not isinstance(self.level_step, int) or isinstance(self.level_step, bool) or self.level_step <= 0:
+        if _check_int("level_step", self.level_step, "a positive int") <= 0:
             raise ValueError(f"level_step={self.level_step!r} is not allowed; expected a positive int")
         if self.tuple_beats_chain is None:
             put("tuple_beats_chain", self.decks == 4)
@@ -128,9 +147,13 @@ class Rules:
         elif isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 3:
             raise ValueError(f"initial_first_drawer={d!r} is not allowed; expected a seat 0-3 or "
                              "'RANDOM'")
-        m = self.min_jokers_for_nt
-        if isinstance(m, bool) or not isinstance(m, int) or m < 2:
+        m = _check_int("min_jokers_for_nt", self.min_jokers_for_nt, "an int >= 2")
+        if m < 2:
             raise ValueError(f"min_jokers_for_nt={m!r} is not allowed; expected an int >= 2")
+        if isinstance(self.mandatory_levels, (str, bytes)):
+            # a str would be read letter by letter: "KA" as {K, A}, "10" as {"1", "0"}
+            raise ValueError(f"mandatory_levels={self.mandatory_levels!r} is not allowed; expected a set "
+                             f"of ranks such as {{'5', '10', 'K', 'A'}}, not a single string")
         try:
             levels = sorted({cards.rank_index(r) for r in self.mandatory_levels})
         except (TypeError, ValueError) as e:
@@ -151,14 +174,51 @@ class Rules:
         return 100 * self.decks
 
     def replace(self, **changes) -> Rules:
-        """A copy with some options changed (validated like the constructor)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with some options changed (validated like the constructor).
+
+        A deck-derived option (``kitty_size``, ``level_step``, ``tuple_beats_chain``) that was
+        never given explicitly is derived again, so ``Rules().replace(decks=1)`` has the 1-deck
+        kitty 6 and level step 20. One that was given is kept and must suit the new ``decks``
+        (``Rules(decks=1, kitty_size=10).replace(decks=3)`` keeps 10); pass ``None`` to derive it.
+        ``dataclasses.replace`` passes every field, so it keeps them all.
+        """
+        options = {name: getattr(self, name) for name in _FIELDS
+                   if name not in _DERIVED or name in self._explicit}
+        options.update(changes)
+        try:
+            return Rules(**options)
+        except ValueError as e:
+            kept = [n for n in _DERIVED
+                    if n in self._explicit and n not in changes and str(e).startswith(f"{n}=")]
+            if not kept or "decks" not in changes:
+                raise
+            n = kept[0]
+            raise ValueError(f"{e}. {n}={getattr(self, n)!r} was given explicitly, so replace() keeps it; "
+                             f"pass {n}=None for the {changes['decks']}-deck default") from None
 
     @classmethod
     def from_dict(cls, options: dict) -> Rules:
         """Build from a mapping, rejecting unknown option names with the list of known ones."""
         return cls(**options)
 
+    def __getstate__(self):
+        return dict(self.__dict__), self._explicit
+
+    def __setstate__(self, state):
+        # frozen: bypass __setattr__. A plain dict is a pickle from before the explicit-option
+        # record existed; treating its derived options as explicit is what replace() did then.
+        fields, explicit = state if isinstance(state, tuple) else (state, frozenset(_DERIVED))
+        self.__dict__.update(fields)
+        object.__setattr__(self, "_explicit", explicit)
+
+
+def _check_int(name: str, value, allowed: str) -> int:
+    """``value`` if it is a Python int; a bool, float (NaN, inf, 8.0), str or numpy int is refused."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        got = "a bool" if isinstance(value, bool) else type(value).__name__
+        tip = "; convert it with int()" if isinstance(value, np.integer) else ""
+        raise ValueError(f"{name}={value!r} is not allowed; expected {allowed}, got {got}{tip}")
+    return value
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
@@ -171,10 +231,11 @@ def _checked_init(self, **options):
         raise ValueError(f"unknown rules option(s) {', '.join(unknown)}; known options: "
                          f"{', '.join(sorted(_FIELDS))}")
     _dataclass_init(self, **options)
+    object.__setattr__(self, "_explicit", frozenset(n for n in _DERIVED if options.get(n) is not None))
 
 
 _checked_init.__doc__ = _dataclass_init.__doc__
-Rules.__init__ = _checked_init  # keyword-only, with a teaching error for unknown names
+Rules.__init__ = _checked_init  # keyword-only, a teaching error for unknown names, explicit record
 
 
 def make_rules(rules: Rules | None = None, **options) -> Rules:
