@@ -184,7 +184,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
             writer.add_scalar("perf/eval_s", time.perf_counter() - t, global_step)
             log_eval(last_eval)
         if update % run.checkpoint_every == 0 or last:
-            checkpoint(cfg.learner[stage].name)
+            checkpoint(learner.name)
         bar.update(1)
         post = {"SPS": f"{stats['decisions'] / took:.0f}", **learner.progress(stats, losses)}
         post.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})

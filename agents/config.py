@@ -18,8 +18,8 @@ from dataclasses import MISSING, field, fields
 
 import yaml
 
-__all__ = ["ConfigError", "build", "check_value", "describe", "docs", "option", "parse_scalar",
-           "parse_set", "to_dict"]
+__all__ = ["ConfigError", "build", "check_value", "describe", "docs", "import_object", "option",
+           "parse_scalar", "parse_set", "to_dict"]
 
 
 class ConfigError(ValueError):
@@ -34,6 +34,18 @@ def option(default, doc: str, *, minimum=None, maximum=None, choices=None, exclu
     if isinstance(default, (dict, list)):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def import_object(path: str, what: str):
+    """The object ``module:attr`` names (an agent factory, a learner class, ...); ``ValueError``
+    naming ``what`` it was meant to be when it cannot be imported."""
+    import importlib
+
+    module_name, _, attr = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise ValueError(f"cannot load {what} {path!r}: {e}") from None
 
 
 def docs(section) -> dict[str, str]:

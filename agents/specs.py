@@ -21,7 +21,6 @@ scalars (``worlds=32`` is an int, ``sample=true`` a bool, ``name=x`` a string), 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from pathlib import Path
 from shengji_env import Rules
 
 from .base import Policy
-from .config import parse_scalar
+from .config import import_object, parse_scalar
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "AgentSpec", "parse", "register", "resolve"]
 
@@ -104,8 +103,7 @@ def resolve(spec: str | AgentSpec, rules: Rules) -> Policy:
     if name in BUILTIN:
         factory = BUILTIN[name]
         if isinstance(factory, str):
-            module_name, _, attr = factory.partition(":")
-            factory = getattr(importlib.import_module(module_name), attr)
+            factory = import_object(factory, "agent")
         return _as_policy(_build(factory, rules, options, str(parsed)), str(parsed))
     ep = _entry_point(name)
     if ep is not None:
@@ -120,11 +118,7 @@ def resolve(spec: str | AgentSpec, rules: Rules) -> Policy:
 
         return load_policy(path, rules, **options)
     if ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            obj = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cannot load agent {name!r}: {e}") from None
+        obj = import_object(name, "agent")
         if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Policy)):
             obj = _build(obj, rules, options, str(parsed))
         elif options:

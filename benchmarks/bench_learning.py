@@ -65,9 +65,9 @@ def summarize(rows: list[dict], run_dir: Path, load: list[float], wall_s: float 
 def train(config: str, minutes: float, sets: list[str], run_root: Path) -> tuple[Path, list, float]:
     """Run train.py to the budget; returns (run folder, load averages sampled, wall seconds)."""
     args = [sys.executable, str(ROOT / "train.py"), "--config", config,
-            "--set", f"run_root={run_root}"]
+            "--set", f"run.run_root={run_root}"]
     if minutes > 0:
-        args += ["--set", f"time_limit_minutes={minutes}", "--set", "total_updates=1000000"]
+        args += ["--set", f"run.time_limit_minutes={minutes}", "--set", "run.total_updates=1000000"]
     for s in sets:
         args += ["--set", s]
     load, stop = [], threading.Event()

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from agents.base import BasePolicy, Policy, policy_from_fn
-from agents.baselines.heuristic import HeuristicAgent, plan_bury, trump_strength
 from agents.baselines import RandomAgent
+from agents.baselines.heuristic import HeuristicAgent, plan_bury, trump_strength
 from shengji_env import Rules, cards
 from shengji_env.core.observe import observe_game
 from shengji_env.rules import TrumpContext

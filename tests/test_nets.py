@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import Policy
-from agents.base import TorchPolicy
+from agents.base import Policy, TorchPolicy
 from agents.learners.nets import PolicyValueNet, canonical_tables, masked_distribution
 from agents.learners.ppo import _sample
 from shengji_env import Rules

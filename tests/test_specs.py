@@ -60,7 +60,8 @@ def test_registered_names_and_entry_points(monkeypatch):
         def load(self):
             return Bot
 
-    monkeypatch.setattr(specs, "entry_points", lambda group: [EP()] if group == specs.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(specs, "entry_points",
+                        lambda group: [EP()] if group == specs.ENTRY_POINT_GROUP else [])
     assert isinstance(specs.resolve("plugged?depth=4", RULES), Bot)
     assert "plugged" in specs.known_names()
 

@@ -15,8 +15,8 @@ import torch
 import yaml
 
 from agents.base import Policy
-from agents.learners import config as train_config
 from agents.checkpoint import latest_checkpoint, load_checkpoint, load_policy
+from agents.learners import config as train_config
 from agents.learners.ppo import gae_by_seat
 from shengji_env import Rules
 from shengji_env.vector import VecEnv

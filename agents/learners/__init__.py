@@ -15,8 +15,9 @@ naming a ``Learner`` subclass — so a package (or a test) adds a learner withou
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import entry_points
+
+from ..config import import_object
 
 __all__ = ["ENTRY_POINT_GROUP", "LEARNERS", "learner_class"]
 
@@ -44,11 +45,7 @@ def learner_class(name: str) -> type:
     if found:
         cls = found[0].load()
     elif ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cannot load learner {name!r}: {e}") from None
+        cls = import_object(name, "learner")
     else:
         raise ValueError(f"unknown learner {name!r}; expected one of {', '.join(builtin)}, a name "
                          f"in the {ENTRY_POINT_GROUP!r} entry-point group, or 'module:Class'")
