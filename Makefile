@@ -3,6 +3,8 @@
 # Both create .venv on first use.
 
 PYTHON ?= python3.11
+# extras to install; .ci/run adds distributed (Ray) so the distributed tests run there
+EXTRAS ?= dev
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -15,7 +17,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	touch $(STAMP)
 
 run: venv

@@ -30,17 +30,7 @@ import yaml
 
 from agents.config import ConfigError
 from agents.learners import config as train_config
-
-CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s", "opponent",
-            "eval_hands", "win_rate", "ci_low", "ci_high", "mean_reward", "kind"]
-
-
-def evaluate_against(policy, opponents: dict, deals: dict, rules, seed: int) -> dict:
-    """Play ``policy`` against each opponent on its fixed duplicate deals → summaries by name."""
-    from agents.eval import play_deals, summarize
-
-    return {name: summarize(play_deals((policy, opponents[name]), d, rules, seed=seed))
-            for name, d in deals.items()}
+from agents.learners import runs
 
 
 def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
@@ -54,6 +44,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     from agents.eval import Deals
     from agents.learners import learner_class
     from agents.learners.base import TrainContext
+    from agents.learners.distributed import WorkerPool, check_supported
     from agents.learners.nets import PolicyValueNet
     from agents.specs import resolve
     from shengji_env import Rules
@@ -104,11 +95,11 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
 
     writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
     if resume is None:
-        flat = _flatten(cfg.as_dict())
+        flat = runs.flatten(cfg.as_dict())
         rows = "\n".join(f"|{k}|{v}|" for k, v in flat.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
     eval_csv = run_dir / "eval.csv"
-    _trim_eval_csv(eval_csv, update)
+    runs.trim_eval_csv(eval_csv, update)
     ev = cfg.eval
     opponents = {spec: resolve(spec, rules) for spec in ev.opponents}
     deals = {spec: Deals.generate(n, rules, ev.seed + i)
@@ -121,7 +112,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         with open(eval_csv, "a", newline="") as f:
             w = csv.writer(f)
             if new:
-                w.writerow(CSV_HEADER)
+                w.writerow(runs.CSV_HEADER)
             for name, s in results.items():
                 lo, hi = s["win_rate_ci"]
                 writer.add_scalar(f"eval/win_rate_vs_{name}", s["win_rate"], global_step)
@@ -144,6 +135,8 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
                     "sample": gen.get_state()},
         }, run_dir, update, learner=learner_name, keep=run.keep_checkpoints)
 
+    check_supported(cfg, update + 1)
+    workers = None  # a WorkerPool while a stage collects in distributed workers
     bar = tqdm(total=run.total_updates, initial=update, desc=run.name, unit="update",
                dynamic_ncols=True)
     last_eval: dict = {}
@@ -156,7 +149,17 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         for group in optimizer.param_groups:
             group["lr"] = lr
         torch.set_num_threads(dev.collect_threads)
-        batch, stats = learner.collect(update)
+        if cfg.distributed.workers:
+            if workers is None or workers.stage != stage:
+                workers = WorkerPool(cfg, stage)
+            workers.publish(update - 1, net.state_dict(), learner.state_dict())
+            results, perf = workers.collect()
+            batch, stats = learner.merge([(r["batch"], r["stats"]) for r in results])
+            runs.log_workers(writer, perf, global_step)
+            if cfg.distributed.kill_worker_at_update == update:
+                workers.kill(0)
+        else:
+            batch, stats = learner.collect(update)
         collected = time.perf_counter()
         torch.set_num_threads(dev.torch_threads)
         losses = learner.update(batch, update)
@@ -180,7 +183,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         last = update == run.total_updates or out_of_time
         if (ev.every and update % ev.every == 0) and not last:
             t = time.perf_counter()
-            last_eval = evaluate_against(policy, opponents, deals, rules, ev.seed)
+            last_eval = runs.evaluate_against(policy, opponents, deals, rules, ev.seed)
             writer.add_scalar("perf/eval_s", time.perf_counter() - t, global_step)
             log_eval(last_eval)
         if update % run.checkpoint_every == 0 or last:
@@ -192,62 +195,16 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         if out_of_time:
             break
     bar.close()
+    if workers is not None:
+        workers.close()
 
     # --- final evaluation on a larger fixed deal set, against every opponent
     final_deals = {spec: Deals.generate(ev.final_deals, rules, ev.seed + 2 + i)
                    for i, spec in enumerate(opponents)}
-    results = evaluate_against(policy, opponents, final_deals, rules, ev.seed)
+    results = runs.evaluate_against(policy, opponents, final_deals, rules, ev.seed)
     log_eval(results, "final")
     writer.close()
     return results
-
-
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flatten(v, f"{prefix}{k}."))
-        elif isinstance(v, list):
-            for i, item in enumerate(v):
-                out.update(_flatten(item, f"{prefix}{k}.{i}.") if isinstance(item, dict)
-                           else {f"{prefix}{k}.{i}": item})
-        else:
-            out[prefix + k] = v
-    return out
-
-
-def _trim_eval_csv(path: Path, update: int) -> None:
-    """Drop evaluation rows a killed run wrote after the checkpoint being resumed."""
-    if not path.exists():
-        return
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    keep = rows[:1] + [r for r in rows[1:] if int(r[0]) <= update]
-    with open(path, "w", newline="") as f:
-        csv.writer(f).writerows(keep)
-
-
-def format_table(results: dict, cfg, run_dir: Path) -> str:
-    """The final evaluation as a small text table."""
-    lines = [(f"\nfinal evaluation of {run_dir} ({'sampled' if cfg.eval.sample else 'greedy'} "
-              f"policy), {cfg.eval.final_deals} duplicate deals per opponent (teams swapped)"),
-             f"{'opponent':<11}{'hands':>6}  {'win rate':>8}  {'95% CI':<17}{'mean reward':>12}"]
-    for name, s in results.items():
-        lo, hi = s["win_rate_ci"]
-        lines.append(f"{name:<11}{s['hands']:>6}  {100 * s['win_rate']:7.1f}%  "
-                     f"[{100 * lo:5.1f}%, {100 * hi:5.1f}%]  {s['mean_reward']:+11.3f}")
-    return "\n".join(lines)
-
-
-def new_run_dir(cfg) -> Path:
-    root, stamp = Path(cfg.run.run_root), int(time.time())
-    while True:
-        run_dir = root / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
-        try:
-            run_dir.mkdir(parents=True)
-            return run_dir
-        except FileExistsError:
-            stamp += 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -280,16 +237,21 @@ def main(argv: list[str] | None = None) -> int:
             cfg = train_config.load(args.config, args.set)
         else:
             raise ConfigError("give --config configs/<name>.yaml (or --resume RUN_DIR)")
+        if cfg.distributed.workers:
+            from agents.learners.distributed import check_supported, require_ray
+
+            require_ray()
+            check_supported(cfg, (resume or {}).get("update", 0) + 1)
     except (ConfigError, FileNotFoundError, ValueError) as e:
         print(f"train.py: {e}", file=sys.stderr)
         return 2
     if resume is None:
-        run_dir = new_run_dir(cfg)
+        run_dir = runs.new_run_dir(cfg)
     with open(run_dir / "config.yaml", "w") as f:
         yaml.safe_dump(cfg.as_dict(), f, sort_keys=False)
     print(f"run folder: {run_dir}", flush=True)
     results = train(cfg, run_dir, resume)
-    print(format_table(results, cfg, run_dir), flush=True)
+    print(runs.format_table(results, cfg, run_dir), flush=True)
     return 0
 
 

@@ -9,7 +9,12 @@ Every update the trainer calls, for the learner of the current stage::
     learner.after_update(update)              # e.g. add a snapshot to an opponent pool
 
 and ``state_dict()`` / ``load_state_dict()`` for what the learner keeps across updates (an
-opponent pool, say), saved in checkpoints under its name. The network, the optimizer and the
+opponent pool, say), saved in checkpoints under its name.
+
+A learner whose collection depends only on the network's weights and its ``state_dict()``
+sets ``supports_workers = True``: then ``distributed.workers`` Ray actors
+(``agents.learners.distributed``) each build the same learner around their own env and run
+``collect``, and the trainer combines their batches with ``merge``. The network, the optimizer and the
 random generators belong to the trainer (``TrainContext``): a schedule of learners (imitation,
 then PPO) trains one network, and a resumed run continues every stream exactly.
 
@@ -59,6 +64,7 @@ class Learner:
 
     name: ClassVar[str] = "learner"
     Options: ClassVar[type]
+    supports_workers: ClassVar[bool] = False
 
     def __init__(self, options, ctx: TrainContext):
         self.options, self.ctx = options, ctx
@@ -84,6 +90,11 @@ class Learner:
     def progress(self, stats: dict, losses: dict) -> dict:
         """A few numbers for the progress bar."""
         return {}
+
+    def merge(self, results: list) -> tuple:
+        """One ``(batch, stats)`` from several workers' ``collect`` results (needed only with
+        ``supports_workers``)."""
+        raise NotImplementedError
 
     def state_dict(self) -> dict:
         return {}

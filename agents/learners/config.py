@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from ..config import ConfigError, build, describe, option, parse_set, to_dict
 from . import learner_class
 
-__all__ = ["DeviceSection", "EvalSection", "ModelSection", "RunSection", "Stage", "TrainConfig",
-           "from_flat", "load", "resolve"]
+__all__ = ["DeviceSection", "DistributedSection", "EvalSection", "ModelSection", "RunSection",
+           "Stage", "TrainConfig", "from_flat", "load", "resolve"]
 
-SECTIONS = ("run", "rules", "model", "learner", "eval", "device")
+SECTIONS = ("run", "rules", "model", "learner", "eval", "device", "distributed")
 
 
 @dataclass
@@ -82,6 +82,24 @@ class DeviceSection:
 
 
 @dataclass
+class DistributedSection:
+    workers: int = option(0, "Ray actors collecting hands for the learner (agents.learners."
+                          "distributed); 0 = collect in the training process", minimum=0)
+    address: str = option("", "Ray cluster: '' starts a local Ray; 'auto' joins the running "
+                          "cluster (RAY_ADDRESS or `ray start --head`); or 'host:port'")
+    num_cpus: int = option(0, "CPUs of a local Ray (0: workers + 1)", minimum=0)
+    worker_threads: int = option(1, "torch threads in each worker", minimum=1)
+    max_policy_lag: int = option(1, "a batch collected with weights more than this many updates "
+                                 "old is dropped and collected again", minimum=0)
+    batches_per_update: int = option(0, "worker batches (each run.num_envs × run.hands_per_env "
+                                     "hands) per update; 0 = one per worker", minimum=0)
+    timeout_s: float = option(300.0, "seconds to wait for any worker before failing with an error",
+                              minimum=0, exclusive_min=True)
+    kill_worker_at_update: int = option(0, "test hook: kill worker 0 after this update (it is "
+                                        "replaced); 0 = never", minimum=0)
+
+
+@dataclass
 class Stage:
     """One learner of the schedule: its name, how many updates it runs (0: until the end) and
     its options (an instance of the learner's ``Options``)."""
@@ -102,12 +120,13 @@ class TrainConfig:
     learner: list = field(default_factory=list)  # list[Stage]
     eval: EvalSection = field(default_factory=EvalSection)
     device: DeviceSection = field(default_factory=DeviceSection)
+    distributed: DistributedSection = field(default_factory=DistributedSection)
 
     def as_dict(self) -> dict:
         """Plain python: what ``config.yaml`` and checkpoints hold."""
         return {"run": to_dict(self.run), "rules": dict(self.rules), "model": to_dict(self.model),
                 "learner": [s.as_dict() for s in self.learner], "eval": to_dict(self.eval),
-                "device": to_dict(self.device)}
+                "device": to_dict(self.device), "distributed": to_dict(self.distributed)}
 
     def stage_at(self, update: int) -> tuple[int, int]:
         """(stage index, first update of that stage) for 1-based ``update``."""
@@ -309,7 +328,9 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
     cfg = TrainConfig(run=run, rules=dict(rules), model=build(ModelSection, raw.get("model"),
                                                               f"{where}: model"),
                       learner=stages, eval=build(EvalSection, raw.get("eval"), f"{where}: eval"),
-                      device=build(DeviceSection, raw.get("device"), f"{where}: device"))
+                      device=build(DeviceSection, raw.get("device"), f"{where}: device"),
+                      distributed=build(DistributedSection, raw.get("distributed"),
+                                        f"{where}: distributed"))
     for spec, n in cfg.eval.opponents.items():
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ConfigError(f"eval.opponents.{spec}={n!r} ({where}): expected a number of "
@@ -338,7 +359,7 @@ def help_text() -> str:
 
     lines = ["config sections (YAML, or --set SECTION.KEY=VALUE):"]
     for name, section in (("run", RunSection), ("model", ModelSection), ("eval", EvalSection),
-                          ("device", DeviceSection)):
+                          ("device", DeviceSection), ("distributed", DistributedSection)):
         lines += describe(section, prefix=f"{name}.")
     lines.append("  rules.OPTION                   any Rules option (RULES.md §11)")
     for name, cls in LEARNERS.items():

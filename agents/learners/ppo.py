@@ -298,6 +298,7 @@ class PPOLearner(Learner):
 
     name = "ppo"
     Options = PPOOptions
+    supports_workers = True  # collection needs only the weights and the pool (state_dict)
 
     def __init__(self, options: PPOOptions, ctx):
         super().__init__(options, ctx)
@@ -328,6 +329,24 @@ class PPOLearner(Learner):
                           ent_coef=o.ent_coef, vf_coef=o.vf_coef, max_grad_norm=o.max_grad_norm,
                           norm_adv=o.norm_adv, clip_vloss=o.clip_vloss, target_kl=o.target_kl,
                           np_rng=c.np_rng)
+
+    def merge(self, results: list) -> tuple[Batch, dict]:
+        """Workers' ``(Batch, stats)`` as one: decisions concatenated (each keeps the behaviour
+        log-probability it was played with, which the PPO ratio corrects for), counts summed,
+        rates averaged over the workers that had them."""
+        batches = [b for b, _ in results]
+        batch = Batch(*(np.concatenate([getattr(b, f) for b in batches])
+                        for f in Batch.__dataclass_fields__))
+        stats = {}
+        for key in results[0][1]:
+            values = [s[key] for _, s in results if s[key] is not None]
+            if key in ("hands", "decisions", "steps"):
+                stats[key] = int(sum(values))
+            elif key == "pool_member":
+                stats[key] = values[0]
+            else:
+                stats[key] = float(np.mean(values)) if values else None
+        return batch, stats
 
     def log(self, writer, stats: dict, losses: dict, global_step: int) -> None:
         super().log(writer, stats, losses, global_step)

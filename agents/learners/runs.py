@@ -1,0 +1,79 @@
+"""The run folder of ``train.py``: its name, the evaluation log (``eval.csv`` and TensorBoard),
+the final table, and the plain-python view of a config for TensorBoard's hyperparameter text."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+__all__ = ["CSV_HEADER", "evaluate_against", "flatten", "format_table", "log_workers",
+           "new_run_dir", "trim_eval_csv"]
+
+CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s", "opponent",
+            "eval_hands", "win_rate", "ci_low", "ci_high", "mean_reward", "kind"]
+
+
+def evaluate_against(policy, opponents: dict, deals: dict, rules, seed: int) -> dict:
+    """Play ``policy`` against each opponent on its fixed duplicate deals → summaries by name."""
+    from ..eval import play_deals, summarize
+
+    return {name: summarize(play_deals((policy, opponents[name]), d, rules, seed=seed))
+            for name, d in deals.items()}
+
+
+def log_workers(writer, perf: dict, global_step: int) -> None:
+    writer.add_scalar("perf/policy_lag", perf["policy_lag"], global_step)
+    writer.add_scalar("perf/dropped_batches", perf["dropped_batches"], global_step)
+    writer.add_scalar("perf/worker_wait_s", perf["wait_s"], global_step)
+    writer.add_scalar("perf/replaced_workers", perf["replaced_workers"], global_step)
+    for i, rate in perf["hands_per_s"].items():
+        writer.add_scalar(f"perf/hands_per_s/worker_{i}", rate, global_step)
+
+
+def flatten(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        elif isinstance(v, list):
+            for i, item in enumerate(v):
+                out.update(flatten(item, f"{prefix}{k}.{i}.") if isinstance(item, dict)
+                           else {f"{prefix}{k}.{i}": item})
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def trim_eval_csv(path: Path, update: int) -> None:
+    """Drop evaluation rows a killed run wrote after the checkpoint being resumed."""
+    if not path.exists():
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    keep = rows[:1] + [r for r in rows[1:] if int(r[0]) <= update]
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(keep)
+
+
+def format_table(results: dict, cfg, run_dir: Path) -> str:
+    """The final evaluation as a small text table."""
+    lines = [(f"\nfinal evaluation of {run_dir} ({'sampled' if cfg.eval.sample else 'greedy'} "
+              f"policy), {cfg.eval.final_deals} duplicate deals per opponent (teams swapped)"),
+             f"{'opponent':<11}{'hands':>6}  {'win rate':>8}  {'95% CI':<17}{'mean reward':>12}"]
+    for name, s in results.items():
+        lo, hi = s["win_rate_ci"]
+        lines.append(f"{name:<11}{s['hands']:>6}  {100 * s['win_rate']:7.1f}%  "
+                     f"[{100 * lo:5.1f}%, {100 * hi:5.1f}%]  {s['mean_reward']:+11.3f}")
+    return "\n".join(lines)
+
+
+def new_run_dir(cfg) -> Path:
+    root, stamp = Path(cfg.run.run_root), int(time.time())
+    while True:
+        run_dir = root / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
+        try:
+            run_dir.mkdir(parents=True)
+            return run_dir
+        except FileExistsError:
+            stamp += 1
