@@ -52,7 +52,8 @@ def run_train(*args, cwd):
 @pytest.mark.slow
 def test_two_workers_on_local_ray_train_checkpoint_resume_and_survive_a_kill(tmp_path):
     if importlib.util.find_spec("ray") is None:
-        pytest.fail('Ray is not installed: CI installs the distributed extra (pip install -e ".[distributed]")')
+        pytest.fail("Ray is not installed: CI installs the distributed extra "
+                    '(pip install -e ".[distributed]")')
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     path = tmp_path / "d.yaml"
