@@ -6,7 +6,8 @@
 * ``nets`` (``PolicyValueNet``), ``pool`` (opponent pool);
 * ``ppo`` (``PPOLearner``: self-play PPO), ``imitation`` (``ImitationLearner``: behaviour
   cloning with DAgger);
-* ``config`` — the trainer's config sections.
+* ``config`` — the trainer's config sections; ``runs`` — the run folder's logs and table;
+* ``distributed`` — rollout workers on Ray (``distributed.workers``).
 
 The config's ``learner:`` key names a learner (or a schedule of them): a built-in name
 (``LEARNERS``), a name in the entry-point group ``shengji_rl.learners``, or ``module:attr``
