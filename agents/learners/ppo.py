@@ -31,6 +31,7 @@ from shengji_env.vector import VecEnv
 from ..base import Policy
 from ..config import option
 from .base import Learner
+from .critic import PerfectInfoCritic, hidden_cards
 from .nets import masked_distribution
 from .pool import OpponentPool
 from .rollout import play_hands
@@ -46,7 +47,9 @@ class Batch:
 
     ``obs``: float32[M, N]; ``mask``: bool[M, A]; ``actions``: int64[M]; ``logp``: float32[M]
     log-probability of the action when played; ``values``: float32[M] value estimate when played;
-    ``advantages`` / ``returns``: float32[M] from ``gae_by_seat``.
+    ``advantages`` / ``returns``: float32[M] from ``gae_by_seat``; ``hidden``: float32[M, 216]
+    the cards the seat could not see (``critic.hidden_cards``), recorded only for a
+    perfect-information critic (else None) and given to nothing but the critic.
     """
 
     obs: np.ndarray
@@ -56,6 +59,7 @@ class Batch:
     values: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
+    hidden: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -77,13 +81,15 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
                   gen: torch.Generator, pool: OpponentPool | None = None,
                   pool_net: nn.Module | None = None, pool_prob: float = 0.0,
                   baseline: Policy | None = None, baseline_prob: float = 0.0,
-                  shaping: float = 0.0) -> tuple[Batch, dict]:
+                  shaping: float = 0.0, critic: nn.Module | None = None) -> tuple[Batch, dict]:
     """Play ``hands_per_env`` hands in every game of ``venv``; returns the learner's ``Batch`` and
     statistics of the finished hands (see the module docstring; ``shaping``: ``potential``).
 
     A hand is played against the pool member with probability ``pool_prob``, against
     ``baseline`` (a fixed ``Policy``, e.g. the heuristic, as a sparring partner) with
-    probability ``baseline_prob``, else in pure self-play; the opponent runs one team."""
+    probability ``baseline_prob``, else in pure self-play; the opponent runs one team.
+    ``critic``: a ``PerfectInfoCritic`` whose values (from the observation and the hidden
+    cards) replace the network's own value head for GAE."""
     B, k = venv.num_envs, hands_per_env
     at = layout(venv.cfg)
     # per (game, hand): who runs the other team (SELF, POOL, BASELINE), and which team it is
@@ -113,6 +119,11 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
             actions[rows] = a
             data = {"obs": o, "mask": m, "actions": a, "logp": lp, "values": v,
                     "potential": shaping * potential(o, at)}
+            if critic is not None:  # training only: the critic sees every hand
+                hid = hidden_cards(venv.state, rows, to_act[rows], venv.cfg.decks)
+                with torch.no_grad():
+                    data["values"] = critic(torch.from_numpy(o), torch.from_numpy(hid)).numpy()
+                data["hidden"] = hid
         prow = np.flatnonzero(theirs & (opp == POOL))
         if prow.size:
             actions[prow] = _sample(pool_net, obs[prow], mask[prow], gen)[0]
@@ -126,7 +137,8 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     adv, ret = gae_by_seat(chains.env, chains.hand, chains.seat, chains.step, d["values"],
                            chains.final_rewards, gamma, gae_lambda, d["potential"])
     batch = Batch(d["obs"], d["mask"], d["actions"].astype(np.int64),
-                  d["logp"].astype(np.float32), d["values"].astype(np.float32), adv, ret)
+                  d["logp"].astype(np.float32), d["values"].astype(np.float32), adv, ret,
+                  d.get("hidden"))
     final_rewards, lengths, attacker_points = (chains.final_rewards, chains.lengths,
                                                chains.attacker_points)
     learner_team = 1 - pool_team
@@ -201,8 +213,11 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
                epochs: int, minibatch_size: int, clip_coef: float, ent_coef: float,
                vf_coef: float, max_grad_norm: float, norm_adv: bool = True,
                clip_vloss: bool = False, target_kl: float = 0.0,
-               np_rng: np.random.Generator) -> dict:
-    """PPO epochs over ``batch``; returns the last epoch's mean losses and diagnostics."""
+               np_rng: np.random.Generator, critic: nn.Module | None = None,
+               critic_optimizer: torch.optim.Optimizer | None = None) -> dict:
+    """PPO epochs over ``batch``; returns the last epoch's mean losses and diagnostics. With a
+    ``critic`` (and its optimizer) the value loss trains the critic on ``batch.hidden``; the
+    policy network gets the observations only."""
     obs = torch.from_numpy(batch.obs)
     mask = torch.from_numpy(batch.mask)
     actions = torch.from_numpy(batch.actions)
@@ -210,6 +225,7 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
     old_v = torch.from_numpy(batch.values)
     adv_all = torch.from_numpy(batch.advantages)
     ret = torch.from_numpy(batch.returns)
+    hidden = torch.from_numpy(batch.hidden) if critic is not None else None
     M = len(batch)
     chunks = max(1, round(M / minibatch_size))
     for _ in range(epochs):
@@ -218,6 +234,8 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
         for idx in np.array_split(np_rng.permutation(M), chunks):
             mb = torch.from_numpy(idx)
             logits, value = net(obs[mb])
+            if critic is not None:
+                value = critic(obs[mb], hidden[mb])
             dist = masked_distribution(logits, mask[mb])
             logp = dist.log_prob(actions[mb])
             entropy = dist.entropy().mean()
@@ -239,9 +257,14 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
                 v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
             loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
             optimizer.zero_grad()
+            if critic is not None:
+                critic_optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
             optimizer.step()
+            if critic is not None:
+                nn.utils.clip_grad_norm_(critic.parameters(), max_grad_norm)
+                critic_optimizer.step()
             log["policy_loss"].append(pg_loss.item())
             log["value_loss"].append(v_loss.item())
             log["entropy"].append(entropy.item())
@@ -283,6 +306,11 @@ class PPOOptions:
     sparring_prob: float = option(0.0, "probability that a hand is played against the sparring "
                                   "partner (one team; not trained on); 0 = off", minimum=0,
                                   maximum=1)
+    critic: str = option("shared", "value estimate for GAE: shared (the network's value head) or "
+                         "perfect_info (a separate critic that also sees the hidden hands and "
+                         "the kitty, in training only; agents.learners.critic)",
+                         choices=("shared", "perfect_info"))
+    critic_hidden: int = option(256, "width of the perfect-information critic", minimum=1)
 
     def check(self, where: str) -> None:
         from ..config import ConfigError
@@ -309,6 +337,11 @@ class PPOLearner(Learner):
             from ..specs import resolve
 
             self.sparring = resolve(options.sparring, ctx.rules)
+        self.critic = self.critic_optimizer = None
+        if options.critic == "perfect_info":
+            self.critic = PerfectInfoCritic(ctx.net.obs_size, options.critic_hidden)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(),
+                                                     lr=options.learning_rate, eps=1e-5)
 
     def learning_rate(self, update: int) -> float:
         o = self.options
@@ -320,22 +353,28 @@ class PPOLearner(Learner):
                              hands_per_env=c.hands_per_env, gamma=o.gamma,
                              gae_lambda=o.gae_lambda, np_rng=c.np_rng, gen=c.gen, pool=self.pool,
                              pool_net=self.pool_net, pool_prob=o.pool_prob, shaping=o.shaping,
-                             baseline=self.sparring, baseline_prob=o.sparring_prob)
+                             baseline=self.sparring, baseline_prob=o.sparring_prob,
+                             critic=self.critic)
 
     def update(self, batch: Batch, update: int) -> dict:
         o, c = self.options, self.ctx
+        if self.critic_optimizer is not None:  # the critic follows the policy's step size
+            for group in self.critic_optimizer.param_groups:
+                group["lr"] = self.learning_rate(update)
         return ppo_update(c.net, c.optimizer, batch, epochs=o.update_epochs,
                           minibatch_size=o.minibatch_size, clip_coef=o.clip_coef,
                           ent_coef=o.ent_coef, vf_coef=o.vf_coef, max_grad_norm=o.max_grad_norm,
                           norm_adv=o.norm_adv, clip_vloss=o.clip_vloss, target_kl=o.target_kl,
-                          np_rng=c.np_rng)
+                          np_rng=c.np_rng, critic=self.critic,
+                          critic_optimizer=self.critic_optimizer)
 
     def merge(self, results: list) -> tuple[Batch, dict]:
         """Workers' ``(Batch, stats)`` as one: decisions concatenated (each keeps the behaviour
         log-probability it was played with, which the PPO ratio corrects for), counts summed,
         rates averaged over the workers that had them."""
         batches = [b for b, _ in results]
-        batch = Batch(*(np.concatenate([getattr(b, f) for b in batches])
+        batch = Batch(*(None if getattr(batches[0], f) is None
+                        else np.concatenate([getattr(b, f) for b in batches])
                         for f in Batch.__dataclass_fields__))
         stats = {}
         for key in results[0][1]:
@@ -373,7 +412,14 @@ class PPOLearner(Learner):
         return {"len": f"{stats['length']:.0f}"}
 
     def state_dict(self) -> dict:
-        return {"pool": self.pool.state_dict()}
+        state = {"pool": self.pool.state_dict()}
+        if self.critic is not None:
+            state["critic"] = self.critic.state_dict()
+            state["critic_optimizer"] = self.critic_optimizer.state_dict()
+        return state
 
     def load_state_dict(self, state: dict) -> None:
         self.pool.load_state_dict(state["pool"])
+        if self.critic is not None and "critic" in state:
+            self.critic.load_state_dict(state["critic"])
+            self.critic_optimizer.load_state_dict(state["critic_optimizer"])
