@@ -10,6 +10,11 @@ Game ``i`` uses the random stream ``numpy.random.default_rng(seed + i)`` exactly
 ``rules.Game(cfg, seed + i)`` does, so the same seed gives the same game at any batch position,
 in any process. Decision points, masks and outcomes equal the reference game's (tested).
 
+The engine holds configuration and tables only; every fact of every game — the random streams,
+the decision log, given decks, the mask cache — is in the ``BatchState``, so one engine steps
+any number of states and ``state.copy()`` is a full snapshot. The phase modules report what
+happened (windows that closed, hands that ended) and ``hand.py`` runs the hand lifecycle.
+
 ``step`` updates ``state`` in place and returns it. Finished games ignore their action (a
 documented no-op) until ``reset_games`` starts them again. Illegal actions, or an action array
 of the wrong shape or dtype, raise ``ValueError`` before anything changes.
