@@ -65,18 +65,25 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     def make_net():
         return PolicyValueNet(rules, **net_spec)
 
-    net = make_net()
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learner[-1].options.learning_rate, eps=1e-5)
+    net = make_net()  # on the CPU: rollouts
+    device = train_config.torch_device(dev)
+    learn_net = net if device == "cpu" else make_net().to(device)  # updates (same weights)
+    if learn_net is not net:
+        learn_net.load_state_dict(net.state_dict())
+    optimizer = torch.optim.Adam(learn_net.parameters(), lr=cfg.learner[-1].options.learning_rate,
+                                 eps=1e-5)
     learners, start = [], 1
     for stage in cfg.learner:  # built in schedule order (a learner may draw network inits)
         ctx = TrainContext(rules, venv, net, make_net, optimizer, np_rng, gen, run.seed,
-                           run.hands_per_env, run.total_updates, start, stage.updates)
+                           run.hands_per_env, run.total_updates, start, stage.updates,
+                           learn_net, device)
         learners.append(learner_class(stage.name)(stage.options, ctx))
         start += stage.updates
     update = global_step = hands = 0
     train_s = elapsed_before = cpu_before = 0.0
     if resume is not None:
         net.load_state_dict(resume["model"])
+        learn_net.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         for stage, learner in zip(cfg.learner, learners):
             if stage.name in resume.get("learners", {}):
@@ -126,7 +133,8 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     def checkpoint(learner_name: str):
         wall, cpu = clock()
         save_checkpoint({
-            "model": net.state_dict(), "optimizer": optimizer.state_dict(), "net": net.spec(),
+            "model": net.state_dict(),  # the CPU copy (same weights as learn_net)
+            "optimizer": optimizer.state_dict(), "net": net.spec(),
             "rules": rules_to_dict(rules), "config": cfg.as_dict(),
             "learners": {s.name: lr.state_dict() for s, lr in zip(cfg.learner, learners)},
             "update": update, "global_step": global_step, "hands": hands, "elapsed_s": wall,
@@ -163,6 +171,8 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         collected = time.perf_counter()
         torch.set_num_threads(dev.torch_threads)
         losses = learner.update(batch, update)
+        if learn_net is not net:  # the rollouts' CPU copy follows the learning device
+            net.load_state_dict(learn_net.state_dict())
         done_at = time.perf_counter()
         global_step += stats["decisions"]
         hands += stats["hands"]
@@ -237,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = train_config.load(args.config, args.set)
         else:
             raise ConfigError("give --config configs/<name>.yaml (or --resume RUN_DIR)")
+        train_config.torch_device(cfg.device)  # cuda without a GPU: refused before anything
         if cfg.distributed.workers:
             from agents.learners.distributed import check_supported, require_ray
 

@@ -109,3 +109,31 @@ def test_perfect_info_critic_trains_through_train_py_and_resumes_exactly(tmp_pat
         assert torch.equal(a["model"][k], b["model"][k]), k
     for k, v in a["learners"]["ppo"]["critic"].items():
         assert torch.equal(v, b["learners"]["ppo"]["critic"][k]), k
+
+
+def test_cuda_without_a_gpu_is_refused_clearly():
+    from agents.config import ConfigError
+    from agents.learners import config as train_config
+
+    cfg = train_config.resolve({"device": {"device": "cuda"}})
+    if torch.cuda.is_available():
+        assert train_config.torch_device(cfg.device) == "cuda"
+    else:
+        with pytest.raises(ConfigError, match="device.device=cuda.*no CUDA GPU"):
+            train_config.torch_device(cfg.device)
+    assert train_config.torch_device(train_config.resolve({"device": {"device": "auto"}}).device) \
+        in ("cpu", "cuda")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_learning_on_the_gpu_keeps_rollouts_on_the_cpu():
+    ppo = learner()
+    ppo.ctx.learn_net = PolicyValueNet(RULES, hidden=16).cuda()
+    ppo.ctx.learn_net.load_state_dict(ppo.ctx.net.state_dict())
+    ppo.ctx.optimizer = torch.optim.Adam(ppo.ctx.learn_net.parameters(), lr=1e-3)
+    ppo.critic = ppo.critic.cuda()
+    ppo.critic_optimizer = torch.optim.Adam(ppo.critic.parameters(), lr=1e-3)
+    batch, _ = ppo.collect(1)
+    losses = ppo.update(batch, 1)
+    assert np.isfinite(losses["policy_loss"])
+    assert next(ppo.ctx.net.parameters()).device.type == "cpu"

@@ -38,9 +38,12 @@ class TrainContext:
     """What the trainer gives every learner.
 
     ``rules``; ``venv`` (a ``VecEnv`` of ``run.num_envs`` games, reseeded every update);
-    ``net`` (the ``PolicyValueNet`` being trained) and ``make_net()`` (a fresh one of the same
-    shape, e.g. for opponents); ``optimizer``; ``np_rng`` (numpy: draws, minibatch order) and
-    ``gen`` (torch: action sampling) — the only sources of randomness; ``seed`` and
+    ``net`` (the ``PolicyValueNet`` being trained, on the CPU: rollouts use it) and
+    ``make_net()`` (a fresh one of the same shape, e.g. for opponents); ``learn_net`` (the same
+    network on ``device``, what updates change — ``net`` itself on the CPU; the trainer copies
+    its weights into ``net`` after every update); ``optimizer`` (over ``learn_net``);
+    ``np_rng`` (numpy: draws, minibatch order) and ``gen`` (torch: action sampling) — the only
+    sources of randomness; ``seed`` and
     ``hands_per_env`` (``run`` section); ``total_updates``; ``stage_start`` / ``stage_updates``
     (this stage's first update and length, 0 = until the end).
     """
@@ -57,6 +60,12 @@ class TrainContext:
     total_updates: int
     stage_start: int = 1
     stage_updates: int = 0
+    learn_net: object = None
+    device: str = "cpu"
+
+    def __post_init__(self):
+        if self.learn_net is None:
+            self.learn_net = self.net
 
 
 class Learner:

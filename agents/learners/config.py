@@ -74,11 +74,23 @@ class EvalSection:
 
 @dataclass
 class DeviceSection:
-    device: str = option("cpu", "where the network learns: cpu, or auto (cpu in this version: "
-                         "rollouts and updates run on the CPU)", choices=("cpu", "auto"))
+    device: str = option("cpu", "where the network learns: cpu, cuda, or auto (cuda when a GPU is "
+                         "available); rollouts always run on the CPU", choices=("cpu", "cuda", "auto"))
     torch_threads: int = option(1, "torch threads for the updates (2 helps on an idle 2-core "
                                 "machine, hurts when busy)", minimum=1)
     collect_threads: int = option(1, "torch threads while playing hands", minimum=1)
+
+
+def torch_device(section: DeviceSection) -> str:
+    """The torch device of ``section.device``; ``ConfigError`` for cuda without a GPU."""
+    import torch
+
+    if section.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if section.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device.device=cuda, but torch finds no CUDA GPU "
+                          "(torch.cuda.is_available() is False); use cpu or auto")
+    return section.device
 
 
 @dataclass

@@ -132,16 +132,16 @@ def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: De
     """``epochs`` passes of cross-entropy (teacher's plays) + value regression over ``demos``;
     returns the last epoch's mean ``imitation_loss``, ``accuracy`` (the argmax makes the
     teacher's play, over the decisions with more than one legal action) and ``value_loss``."""
-    obs = torch.from_numpy(demos.obs)
-    mask = torch.from_numpy(demos.mask)
-    targets = torch.from_numpy(demos.targets)
-    ret = torch.from_numpy(demos.returns)
+    device = next(net.parameters()).device  # learning may run on a GPU; batches come from CPU
+    obs, mask = torch.from_numpy(demos.obs).to(device), torch.from_numpy(demos.mask).to(device)
+    targets = torch.from_numpy(demos.targets).to(device)
+    ret = torch.from_numpy(demos.returns).to(device)
     M = len(demos)
     chunks = max(1, round(M / minibatch_size))
     for _ in range(epochs):
         log = {"imitation_loss": [], "accuracy": [], "value_loss": []}
         for idx in np.array_split(np_rng.permutation(M), chunks):
-            mb = torch.from_numpy(idx)
+            mb = torch.from_numpy(idx).to(device)
             logits, value = net(obs[mb])
             dist = masked_distribution(logits, mask[mb])
             logp = dist.logits  # normalised log-probabilities
@@ -200,7 +200,7 @@ class ImitationLearner(Learner):
 
     def update(self, batch: Demonstrations, update: int) -> dict:
         o, c = self.options, self.ctx
-        return imitation_update(c.net, c.optimizer, batch, epochs=o.epochs,
+        return imitation_update(c.learn_net, c.optimizer, batch, epochs=o.epochs,
                                 minibatch_size=o.minibatch_size, vf_coef=o.vf_coef,
                                 max_grad_norm=o.max_grad_norm, np_rng=c.np_rng)
 

@@ -121,8 +121,10 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
                     "potential": shaping * potential(o, at)}
             if critic is not None:  # training only: the critic sees every hand
                 hid = hidden_cards(venv.state, rows, to_act[rows], venv.cfg.decks)
+                dev = next(critic.parameters()).device  # the learning device
                 with torch.no_grad():
-                    data["values"] = critic(torch.from_numpy(o), torch.from_numpy(hid)).numpy()
+                    data["values"] = critic(torch.from_numpy(o).to(dev),
+                                            torch.from_numpy(hid).to(dev)).cpu().numpy()
                 data["hidden"] = hid
         prow = np.flatnonzero(theirs & (opp == POOL))
         if prow.size:
@@ -218,21 +220,22 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
     """PPO epochs over ``batch``; returns the last epoch's mean losses and diagnostics. With a
     ``critic`` (and its optimizer) the value loss trains the critic on ``batch.hidden``; the
     policy network gets the observations only."""
-    obs = torch.from_numpy(batch.obs)
-    mask = torch.from_numpy(batch.mask)
-    actions = torch.from_numpy(batch.actions)
-    old_logp = torch.from_numpy(batch.logp)
-    old_v = torch.from_numpy(batch.values)
-    adv_all = torch.from_numpy(batch.advantages)
-    ret = torch.from_numpy(batch.returns)
-    hidden = torch.from_numpy(batch.hidden) if critic is not None else None
+    device = next(net.parameters()).device  # learning may run on a GPU; batches come from CPU
+
+    def tensor(x):
+        return torch.from_numpy(x).to(device)
+
+    obs, mask, actions = tensor(batch.obs), tensor(batch.mask), tensor(batch.actions)
+    old_logp, old_v = tensor(batch.logp), tensor(batch.values)
+    adv_all, ret = tensor(batch.advantages), tensor(batch.returns)
+    hidden = tensor(batch.hidden) if critic is not None else None
     M = len(batch)
     chunks = max(1, round(M / minibatch_size))
     for _ in range(epochs):
         log = {"policy_loss": [], "value_loss": [], "entropy": [], "old_approx_kl": [],
                "approx_kl": [], "clipfrac": []}
         for idx in np.array_split(np_rng.permutation(M), chunks):
-            mb = torch.from_numpy(idx)
+            mb = torch.from_numpy(idx).to(device)
             logits, value = net(obs[mb])
             if critic is not None:
                 value = critic(obs[mb], hidden[mb])
@@ -339,7 +342,7 @@ class PPOLearner(Learner):
             self.sparring = resolve(options.sparring, ctx.rules)
         self.critic = self.critic_optimizer = None
         if options.critic == "perfect_info":
-            self.critic = PerfectInfoCritic(ctx.net.obs_size, options.critic_hidden)
+            self.critic = PerfectInfoCritic(ctx.net.obs_size, options.critic_hidden).to(ctx.device)
             self.critic_optimizer = torch.optim.Adam(self.critic.parameters(),
                                                      lr=options.learning_rate, eps=1e-5)
 
@@ -361,7 +364,7 @@ class PPOLearner(Learner):
         if self.critic_optimizer is not None:  # the critic follows the policy's step size
             for group in self.critic_optimizer.param_groups:
                 group["lr"] = self.learning_rate(update)
-        return ppo_update(c.net, c.optimizer, batch, epochs=o.update_epochs,
+        return ppo_update(c.learn_net, c.optimizer, batch, epochs=o.update_epochs,
                           minibatch_size=o.minibatch_size, clip_coef=o.clip_coef,
                           ent_coef=o.ent_coef, vf_coef=o.vf_coef, max_grad_norm=o.max_grad_norm,
                           norm_adv=o.norm_adv, clip_vloss=o.clip_vloss, target_kl=o.target_kl,
