@@ -102,7 +102,7 @@ def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
 
 
 def max_throw_penalty(cfg: Rules) -> int:
-    """The most throw-penalty points one hand can move, in either direction (RULES.md §7.4.5).
+    """The most throw-penalty points one hand can move, in either direction (RULES.md §7.4, item 5).
 
     A failed throw is a lead, so there is at most one per trick, and none in the last trick
     (every seat then holds one card, and a throw needs two). ``FIXED_10``: 10 per failed throw.
