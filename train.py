@@ -116,6 +116,9 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     policy = TorchPolicy(net, sample=ev.sample, name=cfg.learner[-1].name)
 
     def log_eval(results: dict, kind: str = "periodic"):
+        """TensorBoard ``eval/…`` (periodic, fixed deals) or ``eval_final/…`` (the final table,
+        larger fresh deals: its own tag, so it is not read as one more point of the curve)."""
+        tag = "eval" if kind == "periodic" else "eval_final"
         elapsed, cpu = clock()
         new = not eval_csv.exists()
         with open(eval_csv, "a", newline="") as f:
@@ -124,10 +127,10 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
                 w.writerow(CSV_HEADER)
             for name, s in results.items():
                 lo, hi = s["win_rate_ci"]
-                writer.add_scalar(f"eval/win_rate_vs_{name}", s["win_rate"], global_step)
-                writer.add_scalar(f"eval/win_rate_vs_{name}_ci_low", lo, global_step)
-                writer.add_scalar(f"eval/win_rate_vs_{name}_ci_high", hi, global_step)
-                writer.add_scalar(f"eval/mean_reward_vs_{name}", s["mean_reward"], global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}", s["win_rate"], global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}_ci_low", lo, global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}_ci_high", hi, global_step)
+                writer.add_scalar(f"{tag}/mean_reward_vs_{name}", s["mean_reward"], global_step)
                 w.writerow([update, global_step, hands, f"{elapsed:.1f}", f"{cpu:.1f}",
                             f"{train_s:.1f}", name, s["hands"], f"{s['win_rate']:.4f}",
                             f"{lo:.4f}", f"{hi:.4f}", f"{s['mean_reward']:.4f}", kind])
@@ -186,6 +189,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         if update % run.checkpoint_every == 0 or last:
             checkpoint(learner.name)
         bar.update(1)
+        _fit_bar_to_time_limit(bar, run, update, clock()[0])
         post = {"SPS": f"{stats['decisions'] / took:.0f}", **learner.progress(stats, losses)}
         post.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
         bar.set_postfix(post)
@@ -200,6 +204,19 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     log_eval(results, "final")
     writer.close()
     return results
+
+
+def _fit_bar_to_time_limit(bar, run, update: int, elapsed_s: float) -> None:
+    """With ``run.time_limit_minutes``, the bar's total is the updates expected to fit in the
+    limit at the mean pace so far (never more than ``run.total_updates``), so it ends full."""
+    if run.time_limit_minutes <= 0 or update <= 0:
+        return
+    per_update = elapsed_s / update  # both count across resumes
+    left = max(60 * run.time_limit_minutes - elapsed_s, 0.0)
+    expected = min(run.total_updates, update + int(left / max(per_update, 1e-9)))
+    if expected != bar.total:
+        bar.total = expected
+        bar.refresh()
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
