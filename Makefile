@@ -9,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv run test test-slow bench lint clean
+.PHONY: venv run test test-slow bench lint notebooks clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,10 @@ bench: venv
 
 lint: venv
 	$(BIN)/ruff check .
+
+# executed copies of notebooks/ (outputs kept) in docs/notebooks/, full budgets
+notebooks: venv
+	$(BIN)/python docs/build_notebooks.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -114,6 +114,9 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
     policy = TorchPolicy(net, sample=ev.sample, name=cfg.learner[-1].name)
 
     def log_eval(results: dict, kind: str = "periodic"):
+        """TensorBoard ``eval/…`` (periodic, fixed deals) or ``eval_final/…`` (the final table,
+        larger fresh deals: its own tag, so it is not read as one more point of the curve)."""
+        tag = "eval" if kind == "periodic" else "eval_final"
         elapsed, cpu = clock()
         new = not eval_csv.exists()
         with open(eval_csv, "a", newline="") as f:
@@ -122,10 +125,10 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
                 w.writerow(runs.CSV_HEADER)
             for name, s in results.items():
                 lo, hi = s["win_rate_ci"]
-                writer.add_scalar(f"eval/win_rate_vs_{name}", s["win_rate"], global_step)
-                writer.add_scalar(f"eval/win_rate_vs_{name}_ci_low", lo, global_step)
-                writer.add_scalar(f"eval/win_rate_vs_{name}_ci_high", hi, global_step)
-                writer.add_scalar(f"eval/mean_reward_vs_{name}", s["mean_reward"], global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}", s["win_rate"], global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}_ci_low", lo, global_step)
+                writer.add_scalar(f"{tag}/win_rate_vs_{name}_ci_high", hi, global_step)
+                writer.add_scalar(f"{tag}/mean_reward_vs_{name}", s["mean_reward"], global_step)
                 w.writerow([update, global_step, hands, f"{elapsed:.1f}", f"{cpu:.1f}",
                             f"{train_s:.1f}", name, s["hands"], f"{s['win_rate']:.4f}",
                             f"{lo:.4f}", f"{hi:.4f}", f"{s['mean_reward']:.4f}", kind])
@@ -199,6 +202,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         if update % run.checkpoint_every == 0 or last:
             checkpoint(learner.name)
         bar.update(1)
+        runs.fit_bar_to_time_limit(bar, run, update, clock()[0])
         post = {"SPS": f"{stats['decisions'] / took:.0f}", **learner.progress(stats, losses)}
         post.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
         bar.set_postfix(post)

@@ -140,12 +140,25 @@ def parse_set(text: str) -> tuple[list[str], object]:
     return path, parse_scalar(raw)
 
 
+HELP_KEY, HELP_TYPE, HELP_DEFAULT, HELP_WIDTH = 30, 6, 12, 110
+
+
 def describe(section, prefix: str = "") -> list[str]:
-    """One help line per field: key, type, default, meaning."""
+    """Help lines per field: key, type, default, meaning in columns. A key or default wider than
+    its column ends its line and the meaning starts on the next one, at its column; meanings wrap
+    at ``HELP_WIDTH``, so no two columns ever run together."""
+    import textwrap
+
     lines, types = [], _types(section)
+    indent = " " * (2 + HELP_KEY + 1 + HELP_TYPE + 1 + HELP_DEFAULT + 1)
     for f in fields(section):
         default = f.default if f.default is not MISSING else f.default_factory()
         doc = " ".join(f.metadata.get("doc", "").split())
-        lines.append(f"  {prefix + f.name:<30} {_kind(types[f.name]).__name__:<6} "
-                     f"{default!r:<12} {doc}")
+        key, kind, shown = prefix + f.name, _kind(types[f.name]).__name__, repr(default)
+        head = f"  {key:<{HELP_KEY}} {kind:<{HELP_TYPE}} {shown:<{HELP_DEFAULT}} "
+        wrapped = textwrap.wrap(doc, HELP_WIDTH - len(indent)) or [""]
+        if len(key) > HELP_KEY or len(kind) > HELP_TYPE or len(shown) > HELP_DEFAULT:
+            lines += [head.rstrip(), *(indent + w for w in wrapped)]
+        else:
+            lines += [head + wrapped[0], *(indent + w for w in wrapped[1:])]
     return lines

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment ``shengji_v0``: one Shengji game, four agents (DESIGN.md §4).
+"""PettingZoo AEC environment ``shengji_v1``: one Shengji game, four agents (DESIGN.md §4).
 
     from shengji_env import env
     e = env(decks=1, render_mode="ansi")          # rules options as keywords, or rules=Rules(...)
@@ -52,14 +52,24 @@ the legal actions by name. With ``illegal_action="penalize"`` the episode ends i
 offending team gets -1 per agent, the other team +1 (still zero-sum), and every agent's info
 holds ``"illegal_action": True``.
 
-Infos: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY" …}``; the others ``{}``.
-When the episode ends every agent's info holds ``"attacker_points"`` and ``"team_levels"``.
+Infos (``info="arrays"``, the default): array-friendly, so libraries that turn infos into
+tensors (TorchRL, Tianshou) can stack them — ``{}`` for every agent while the episode runs (the
+legal actions are the observation's ``action_mask``); when it ends every agent's info holds the
+same four numeric entries: ``"attacker_points"`` (int, the last hand's score, RULES.md §10.1;
+0 after an illegal action), ``"team_levels"`` (``int64[2]``), ``"illegal_action"`` (bool) and
+``"offender"`` (the offending seat, or -1). ``info="readable"`` restores v0's extras for people
+reading a game: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY"}``; the episode's
+end ``"attacker_points"`` and ``"team_levels"`` (a list), or after an illegal action
+``"illegal_action": True`` and ``"offender"`` (the agent's name).
 
 Version history (the default observation and action layout is frozen: a change to it bumps
 the version; blocks and ids that exist only with an option do not)
   v0 (0.1.0): first release.
   v0 (0.2.0): same spaces, observations and actions; the observation block ``scalars`` is now
   six named one-wide blocks (``attacker_points`` … ``dealer_side``, same offsets).
+  v1 (0.3.0): same observations and actions. Infos are array-friendly by default (above; v0's
+  ``legal_moves``/``phase`` need ``info="readable"``); the ``attacker_points`` block has finite
+  bounds (``attacker_points_bounds``) instead of ±inf.
 """
 
 from __future__ import annotations
@@ -79,6 +89,7 @@ from .rules.seats import same_team
 AGENTS = tuple(f"player_{i}" for i in range(4))
 _PHASE_NAMES = tuple(p.name for p in Phase)  # by value: cheaper than Phase(x).name per step
 ILLEGAL_MODES = ("raise", "penalize")
+INFO_MODES = ("arrays", "readable")
 
 
 class IllegalActionError(ValueError):
@@ -90,9 +101,33 @@ def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
     return eng.observe(state, seats=np.array([seat]))[0]
 
 
+def max_throw_penalty(cfg: Rules) -> int:
+    """The most throw-penalty points one hand can move, in either direction (RULES.md §7.4, item 5).
+
+    A failed throw is a lead, so there is at most one per trick, and none in the last trick
+    (every seat then holds one card, and a throw needs two). ``FIXED_10``: 10 per failed throw.
+    ``PER_CARD_10``: 10 per card returned to hand; the leader of trick ``t`` (1-based) holds
+    ``H - t + 1`` cards and the forced unit keeps at least one of them on the table, so at most
+    ``H - t`` return — and returned cards may be thrown again, hence the sum over tricks."""
+    h = cfg.hand_size
+    if cfg.throw_penalty == "FIXED_10":
+        return 10 * (h - 1)
+    if cfg.throw_penalty == "PER_CARD_10":
+        return 10 * h * (h - 1) // 2
+    return 0
+
+
+def attacker_points_bounds(cfg: Rules) -> tuple[float, float]:
+    """Low and high of the observation's ``attacker_points`` scalar, ``(captured + penalty) /
+    (100·decks)``: captured points are 0..100·decks (RULES.md §3.5, the kitty bonus is not in
+    the scalar) and penalties move it by at most ``max_throw_penalty`` either way (§10.1)."""
+    scale, pen = 100 * cfg.decks, max_throw_penalty(cfg)
+    return -pen / scale, (scale + pen) / scale
+
+
 def observation_bounds(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """``float32[N]`` low and high: card counts 0..decks, flags 0..1; the attackers' points
-    scalar may go below 0 or above 1 (throw penalties, kitty bonus), so it is unbounded."""
+    """``float32[N]`` low and high: card counts 0..decks, flags 0..1, the attackers' points
+    scalar within ``attacker_points_bounds`` (below 0 or above 1 only with throw penalties)."""
     at = obs_layout(cfg)
     n = max(s.stop for s in at.values())
     low, high = np.zeros(n, np.float32), np.ones(n, np.float32)
@@ -100,7 +135,7 @@ def observation_bounds(cfg: Rules) -> tuple[np.ndarray, np.ndarray]:
                  "candidates"):
         if name in at:
             high[at[name]] = cfg.decks
-    low[at["attacker_points"]], high[at["attacker_points"]] = -np.inf, np.inf
+    low[at["attacker_points"]], high[at["attacker_points"]] = attacker_points_bounds(cfg)
     return low, high
 
 
@@ -109,19 +144,22 @@ class raw_env(AECEnv, EzPickle):
 
     ``rules``: a ``Rules`` (or pass its options as keywords); ``illegal_action``: ``"raise"``
     or ``"penalize"``; ``episode``, ``reward``, ``levels``, ``dealer``: as ``core.Engine``;
-    ``seed``: seed used by a ``reset()`` without one.
+    ``seed``: seed used by a ``reset()`` without one; ``info``: ``"arrays"`` (default) or
+    ``"readable"`` (see the module docstring's Infos).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "shengji_v0",  # noqa: RUF012
+    metadata = {"render_modes": ["ansi", "human"], "name": "shengji_v1",  # noqa: RUF012
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, rules: Rules | None = None, *,
                  illegal_action: str = "raise", episode: str = "hand", reward: str = "levels",
-                 levels=(0, 0), dealer=None, seed: int | None = None, **rule_options):
+                 levels=(0, 0), dealer=None, seed: int | None = None, info: str = "arrays",
+                 **rule_options):
         EzPickle.__init__(self, render_mode=render_mode, rules=rules,
                           illegal_action=illegal_action, episode=episode, reward=reward,
-                          levels=levels, dealer=dealer, seed=seed, **rule_options)
+                          levels=levels, dealer=dealer, seed=seed, info=info, **rule_options)
         super().__init__()
+        self.info_mode = _check_info_mode(info)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r}; expected None, 'ansi' or 'human'")
         if illegal_action not in ILLEGAL_MODES:
@@ -166,10 +204,22 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = AGENTS[int(self.state.to_act[0])]
         self._set_infos()
 
+    def _final_info(self, offender: str | None = None) -> dict:
+        """What every agent's info holds when the episode ends, in the ``info`` mode."""
+        points = int(self.state.attacker_points[0]) if offender is None else 0
+        levels = self.state.team_levels[0]
+        if self.info_mode == "readable":
+            return ({"illegal_action": True, "offender": offender} if offender is not None
+                    else {"attacker_points": points, "team_levels": levels.tolist()})
+        return {"attacker_points": points, "team_levels": levels.astype(np.int64),
+                "illegal_action": offender is not None,
+                "offender": -1 if offender is None else AGENTS.index(offender)}
+
     def _set_infos(self, final: dict | None = None):
-        self.infos = {a: dict(final or {}) for a in self.agents}
+        self.infos = {a: {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                          for k, v in (final or {}).items()} for a in self.agents}
         seat = int(self.state.to_act[0])
-        if seat >= 0 and not self.terminations.get(AGENTS[seat], True):
+        if self.info_mode == "readable" and seat >= 0 and not self.terminations.get(AGENTS[seat], True):
             mask = self.engine.legal_mask(self.state)[0]
             self.infos[AGENTS[seat]].update(legal_moves=mask.nonzero()[0].tolist(),
                                             phase=_PHASE_NAMES[int(self.state.phase[0])])
@@ -208,15 +258,14 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = {x: (-1.0 if same_team(i, seat) else 1.0) for i, x in enumerate(AGENTS)}
             self.terminations = {x: True for x in self.agents}
             self._accumulate_rewards()
-            self._set_infos({"illegal_action": True, "offender": agent})
+            self._set_infos(self._final_info(offender=agent))
             return
         self.state, rewards, done = self.engine.step(self.state, np.array([a]))
         self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
         self._accumulate_rewards()
         if done[0]:
             self.terminations = {x: True for x in self.agents}
-            self._set_infos({"attacker_points": int(self.state.attacker_points[0]),
-                             "team_levels": self.state.team_levels[0].tolist()})
+            self._set_infos(self._final_info())
         else:
             self.agent_selection = AGENTS[int(self.state.to_act[0])]
             self._set_infos()
@@ -244,6 +293,13 @@ class raw_env(AECEnv, EzPickle):
         return self.engine.game_log(self.state, 0)
 
 
+def _check_info_mode(info: str) -> str:
+    if info not in INFO_MODES:
+        raise ValueError(f"info={info!r}; expected one of {INFO_MODES} ('arrays': array-friendly "
+                         "infos for TorchRL/Tianshou, 'readable': legal_moves and phase names)")
+    return info
+
+
 def env(**kwargs) -> AECEnv:
     """``raw_env`` with PettingZoo's classic wrappers: bounds check, then call-order checks."""
     e = raw_env(**kwargs)
@@ -251,4 +307,5 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
-__all__ = ["AGENTS", "IllegalActionError", "describe_action", "env", "observe_seat", "raw_env"]
+__all__ = ["AGENTS", "INFO_MODES", "IllegalActionError", "attacker_points_bounds", "describe_action",
+           "env", "max_throw_penalty", "observe_seat", "raw_env"]

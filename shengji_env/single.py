@@ -41,6 +41,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seats={seats!r}; expected seats 0-3, e.g. 0 or (0, 2)")
         if len({team(x) for x in seats}) != 1:
             raise ValueError(f"seats={seats!r} mixes both teams; a learner plays one team")
+        render_mode = _supported_render_mode(render_mode, self.metadata["render_modes"])
         self.seats, self.render_mode = seats, render_mode
         self.aec = raw_env(render_mode=render_mode, illegal_action="penalize", **env_kwargs)
         default = opponents if opponents is not None and not isinstance(opponents, dict) \
@@ -90,7 +91,10 @@ class SingleAgentEnv(gymnasium.Env):
         return self._obs(), reward, over, False, info
 
     def action_masks(self) -> np.ndarray:
-        """``bool[A]`` — the learner's legal actions now."""
+        """``bool[A]`` — the learner's legal actions now; all False before the first ``reset()``
+        (there is no game yet) and after the episode."""
+        if self.aec.state is None:
+            return np.zeros(self.action_space.n, dtype=bool)
         return self._obs()["action_mask"].astype(bool)
 
     def render(self):
@@ -98,6 +102,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
+
+
+def _supported_render_mode(mode: str | None, modes) -> str | None:
+    """``mode`` if this env renders it, else ``None`` with a warning — what Gymnasium's ``make``
+    does, so SB3's ``make_vec_env`` (which asks for ``"rgb_array"``) builds the env."""
+    if mode is None or mode in modes:
+        return mode
+    gymnasium.logger.warn(f"render_mode={mode!r} is not supported by SingleAgentEnv (supported: "
+                          f"{list(modes)}); rendering is off")
+    return None
 
 
 ENV_ID = "shengji_env/Shengji-v0"

@@ -1,4 +1,4 @@
-"""PettingZoo AEC env ``shengji_v0``: official API/seed/render tests, pickling, illegal actions,
+"""PettingZoo AEC env ``shengji_v1``: official API/seed/render tests, pickling, illegal actions,
 a full random game through the AEC loop."""
 
 import pickle
@@ -115,7 +115,7 @@ def test_illegal_action_penalize_is_team_aware():
 
 
 def test_observation_of_waiting_agent_hides_selection():
-    e = raw_env()
+    e = raw_env(info="readable")
     e.reset(seed=2)
     rng = np.random.default_rng(0)
     from shengji_env.core.observe import decode

@@ -88,7 +88,7 @@ def test_tensorboard_scalars_are_named_by_section(tiny_runs):
                 "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
                 "selfplay/pool_size", "selfplay/pool_fraction", "eval/win_rate_vs_random",
                 "eval/win_rate_vs_heuristic_ci_low", "perf/SPS", "losses/imitation_loss",
-                "losses/accuracy", "imitation/student_fraction"):
+                "losses/accuracy", "imitation/student_fraction", "eval_final/win_rate_vs_random"):
         assert tag in tags, tag
     assert "hyperparameters/text_summary" in ea.Tags()["tensors"]
 
@@ -242,3 +242,32 @@ def test_shaping_moves_credit_but_keeps_each_chains_return():
     # with λ = 1 a decision's return is the sum of its chain's later rewards; the shaping terms
     # γ·Φ(next) − Φ(this) telescope to −Φ(this decision), whatever happens in between
     assert shaped[1] == pytest.approx(plain[1] - phi, abs=1e-5)
+
+
+def test_progress_bar_total_follows_the_time_limit():
+    from types import SimpleNamespace
+
+    from tqdm import tqdm
+
+    from train import _fit_bar_to_time_limit
+    run = SimpleNamespace(time_limit_minutes=1.0, total_updates=1000)
+    bar = tqdm(total=run.total_updates, disable=True)
+    _fit_bar_to_time_limit(bar, run, update=10, elapsed_s=6.0)  # 0.6 s/update, 54 s left
+    assert bar.total == 100
+    _fit_bar_to_time_limit(bar, run, update=100, elapsed_s=60.0)  # out of time: ends full
+    assert bar.total == 100
+    run.time_limit_minutes = 0.0
+    bar2 = tqdm(total=7, disable=True)
+    _fit_bar_to_time_limit(bar2, run, update=3, elapsed_s=1.0)
+    assert bar2.total == 7
+
+
+def test_help_columns_never_run_together():
+    from agents.config import HELP_WIDTH
+    from agents.learners.config import help_text
+    text = help_text()
+    # a default wider than its column ends its line; the meaning starts on the next, aligned
+    assert "{'random': 50, 'heuristic': 20}\n" + " " * 53 + "agent spec" in text
+    for line in text.splitlines():
+        if len(line) > HELP_WIDTH:  # only a key/type/default line may be long, and holds no meaning
+            assert line.rstrip().endswith(("}", "]", ")", "'")), line

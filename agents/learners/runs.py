@@ -7,7 +7,8 @@ import csv
 import time
 from pathlib import Path
 
-__all__ = ["CSV_HEADER", "evaluate_against", "flatten", "format_table", "log_workers",
+__all__ = ["CSV_HEADER", "evaluate_against", "fit_bar_to_time_limit", "flatten", "format_table",
+           "log_workers",
            "new_run_dir", "trim_eval_csv"]
 
 CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s", "opponent",
@@ -77,3 +78,16 @@ def new_run_dir(cfg) -> Path:
             return run_dir
         except FileExistsError:
             stamp += 1
+
+
+def fit_bar_to_time_limit(bar, run, update: int, elapsed_s: float) -> None:
+    """With ``run.time_limit_minutes``, the bar's total is the updates expected to fit in the
+    limit at the mean pace so far (never more than ``run.total_updates``), so it ends full."""
+    if run.time_limit_minutes <= 0 or update <= 0:
+        return
+    per_update = elapsed_s / update  # both count across resumes
+    left = max(60 * run.time_limit_minutes - elapsed_s, 0.0)
+    expected = min(run.total_updates, update + int(left / max(per_update, 1e-9)))
+    if expected != bar.total:
+        bar.total = expected
+        bar.refresh()
