@@ -249,7 +249,8 @@ def test_progress_bar_total_follows_the_time_limit():
 
     from tqdm import tqdm
 
-    from train import _fit_bar_to_time_limit
+    from agents.learners.runs import fit_bar_to_time_limit as _fit_bar_to_time_limit
+
     run = SimpleNamespace(time_limit_minutes=1.0, total_updates=1000)
     bar = tqdm(total=run.total_updates, disable=True)
     _fit_bar_to_time_limit(bar, run, update=10, elapsed_s=6.0)  # 0.6 s/update, 54 s left
