@@ -21,6 +21,7 @@ to the one the uninterrupted run would have made.
 
 import argparse
 import csv
+import os
 import sys
 import time
 from pathlib import Path
@@ -102,13 +103,20 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         return (elapsed_before + time.perf_counter() - wall0,
                 cpu_before + time.process_time() - cpu0)
 
-    writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
+    # The scalars of update ``update`` were logged at ``global_step`` and are kept; what a killed
+    # run logged after its checkpoint (steps > global_step) is purged (TensorBoard hides events at
+    # steps >= purge_step written before this session; purge_step=global_step lost update
+    # ``update``'s scalars, which nothing rewrites).
+    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if resume else None)
     if resume is None:
         flat = _flatten(cfg.as_dict())
         rows = "\n".join(f"|{k}|{v}|" for k, v in flat.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
     eval_csv = run_dir / "eval.csv"
-    _trim_eval_csv(eval_csv, update)
+    kept = _trim_eval_csv(eval_csv, update)
+    if kept:  # a final evaluation after the checkpoint took wall time too: keep elapsed_s monotonic
+        elapsed_before = max(elapsed_before, max(float(r[3]) for r in kept))
+        cpu_before = max(cpu_before, max(float(r[4]) for r in kept))
     ev = cfg.eval
     opponents = {spec: resolve(spec, rules) for spec in ev.opponents}
     deals = {spec: Deals.generate(n, rules, ev.seed + i)
@@ -133,6 +141,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
                             f"{lo:.4f}", f"{hi:.4f}", f"{s['mean_reward']:.4f}", kind])
 
     def checkpoint(learner_name: str):
+        writer.flush()  # every scalar up to this update is on disk before the checkpoint says so
         wall, cpu = clock()
         save_checkpoint({
             "model": net.state_dict(), "optimizer": optimizer.state_dict(), "net": net.spec(),
@@ -216,15 +225,40 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def _trim_eval_csv(path: Path, update: int) -> None:
-    """Drop evaluation rows a killed run wrote after the checkpoint being resumed."""
+def _csv_row_ok(row: list[str]) -> bool:
+    """A complete ``eval.csv`` row (a kill may leave the last one cut short)."""
+    if len(row) != len(CSV_HEADER) or row[-1] not in ("periodic", "final"):
+        return False
+    try:
+        int(row[0]), int(row[1]), float(row[3]), float(row[4])
+    except ValueError:
+        return False
+    return True
+
+
+def _trim_eval_csv(path: Path, update: int) -> list[list[str]]:
+    """Drop evaluation rows a killed run wrote after the checkpoint being resumed, and a partial
+    last row; rewrite the file atomically. Returns the rows kept (without the header)."""
     if not path.exists():
-        return
+        return []
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    keep = rows[:1] + [r for r in rows[1:] if int(r[0]) <= update]
-    with open(path, "w", newline="") as f:
-        csv.writer(f).writerows(keep)
+    keep = [r for r in rows[1:] if _csv_row_ok(r) and int(r[0]) <= update]
+    tmp = path.with_suffix(".csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        csv.writer(f).writerows([CSV_HEADER, *keep])
+    os.replace(tmp, path)
+    return keep
+
+
+def _finished(run_dir: Path, resume: dict, cfg) -> bool:
+    """The run reached ``run.total_updates`` and wrote its final evaluation."""
+    path = run_dir / "eval.csv"
+    if resume["update"] < cfg.run.total_updates or not path.exists():
+        return False
+    with open(path, newline="") as f:
+        return any(_csv_row_ok(r) and r[-1] == "final" and int(r[0]) == resume["update"]
+                   for r in csv.reader(f))
 
 
 def format_table(results: dict, cfg, run_dir: Path) -> str:
@@ -241,6 +275,9 @@ def format_table(results: dict, cfg, run_dir: Path) -> str:
 
 def new_run_dir(cfg) -> Path:
     root, stamp = Path(cfg.run.run_root), int(time.time())
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"run.run_root={cfg.run.run_root!r} is a file; expected a folder (it "
+                          "is created if missing)")
     while True:
         run_dir = root / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
         try:
@@ -263,31 +300,116 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def load_resume(run_dir: Path) -> tuple[Path, dict]:
+    """The newest checkpoint of ``run_dir`` that loads and can be resumed; a corrupt newer one is
+    skipped with a note on stderr. ``ValueError`` / ``FileNotFoundError`` say what is wrong."""
+    from agents.checkpoint import check_resumable, checkpoints, latest_checkpoint, load_checkpoint
+
+    if not run_dir.exists():
+        raise FileNotFoundError(f"--resume {str(run_dir)!r}: no such run folder")
+    if not run_dir.is_dir():
+        hint = (f" (the run folder of this checkpoint is {run_dir.parent.parent})"
+                if run_dir.parent.name == "checkpoints" else "")
+        raise ValueError(f"--resume {str(run_dir)!r} is a file; it takes a run folder "
+                         f"(<run_root>/<name>__<seed>__<time>){hint}")
+    latest_checkpoint(run_dir)  # FileNotFoundError when there is none
+    skipped = []
+    for path in reversed(checkpoints(run_dir)):
+        try:
+            ckpt = load_checkpoint(path)
+            check_resumable(ckpt, path)
+        except ValueError as e:
+            skipped.append(str(e))
+            continue
+        for why in skipped:
+            print(f"train.py: note: skipping a broken checkpoint: {why}", file=sys.stderr)
+        if skipped:
+            print(f"train.py: note: resuming from the newest valid checkpoint, {path.name}",
+                  file=sys.stderr)
+        return path, ckpt
+    raise ValueError(f"no checkpoint in {run_dir / 'checkpoints'} can be resumed: "
+                     + "; ".join(skipped))
+
+
+def check_runnable(cfg, resume: dict | None) -> None:
+    """Everything ``train`` builds that can fail on bad input, checked before a run folder is
+    created or a config rewritten: the evaluation opponents, and on resume that the saved
+    network, optimizer and random states fit the (possibly ``--set``-changed) config."""
+    from agents.specs import resolve
+    from shengji_env import Rules
+
+    rules = Rules(**cfg.rules)
+    for spec in cfg.eval.opponents:
+        try:
+            resolve(spec, rules)
+        except (ValueError, TypeError, OSError) as e:
+            raise ConfigError(f"eval.opponents: {e}") from None
+    if resume is None:
+        return
+    import torch
+
+    from agents.learners.nets import PolicyValueNet
+
+    spec = {"hidden": cfg.model.hidden, "blocks": cfg.model.blocks,
+            "card_head": cfg.model.card_head}
+    net = PolicyValueNet(rules, **spec)
+    try:
+        net.load_state_dict(resume["model"])
+        optimizer = torch.optim.Adam(net.parameters(), eps=1e-5)
+        optimizer.load_state_dict(resume["optimizer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        first = next((ln.strip() for ln in str(e).splitlines()[1:] if ln.strip()), str(e))
+        raise ConfigError(f"--resume: the checkpoint's network {resume['net']} (rules "
+                          f"{resume['rules'] if cfg.rules != resume['rules'] else 'unchanged'}) does "
+                          f"not fit model {spec}, rules {cfg.rules}: {first[:200]}; the network's "
+                          "shape cannot change on resume") from None
+    try:
+        np.random.default_rng().bit_generator.state = resume["rng"]["numpy"]
+        torch.Generator().set_state(resume["rng"]["sample"])
+        saved = torch.get_rng_state()
+        torch.set_rng_state(resume["rng"]["torch"])
+        torch.set_rng_state(saved)
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"--resume: the checkpoint's random states cannot be restored ({e})") \
+            from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
+    try:  # every check before anything is written: no orphan run folders
         if args.resume:
             if args.config:
                 raise ConfigError("--resume uses the run's saved config; change keys with --set, "
                                   "not --config")
-            from agents.checkpoint import load_checkpoint
-
-            resume = load_checkpoint(args.resume)
             run_dir = Path(args.resume)
-            cfg = train_config.resolve(resume["config"], args.set, where=f"{run_dir}/checkpoint")
+            path, resume = load_resume(run_dir)
+            cfg = train_config.resolve(resume["config"], args.set, where=f"{path}: config")
         elif args.config:
             resume = None
             cfg = train_config.load(args.config, args.set)
         else:
             raise ConfigError("give --config configs/<name>.yaml (or --resume RUN_DIR)")
-    except (ConfigError, FileNotFoundError, ValueError) as e:
-        print(f"train.py: {e}", file=sys.stderr)
+        check_runnable(cfg, resume)
+        if resume is not None and _finished(run_dir, resume, cfg):
+            print(f"{run_dir} finished at update {resume['update']} (run.total_updates="
+                  f"{cfg.run.total_updates}) and has its final evaluation; nothing to do (raise "
+                  "run.total_updates with --set to continue)", flush=True)
+            return 0
+        if resume is None:
+            try:
+                run_dir = new_run_dir(cfg)
+            except OSError as e:
+                raise ConfigError(f"cannot create a run folder under run.run_root="
+                                  f"{cfg.run.run_root!r}: {e.strerror or e}") from None
+    except (ConfigError, FileNotFoundError, ValueError, NotImplementedError) as e:
+        print(f"train.py: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    if resume is None:
-        run_dir = new_run_dir(cfg)
     with open(run_dir / "config.yaml", "w") as f:
         yaml.safe_dump(cfg.as_dict(), f, sort_keys=False)
     print(f"run folder: {run_dir}", flush=True)
+    if resume is not None:
+        print(f"resuming at update {resume['update']} of {cfg.run.total_updates} from "
+              f"{path.name} (global step {resume['global_step']})", flush=True)
     results = train(cfg, run_dir, resume)
     print(format_table(results, cfg, run_dir), flush=True)
     return 0
