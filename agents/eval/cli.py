@@ -91,6 +91,10 @@ def _pct(x: float | None) -> str:
     return "no hands" if x is None else f"{100 * x:5.1f}%"
 
 
+def _won(rate: float | None) -> str:
+    return "no hands" if rate is None else f"won {_pct(rate)}"
+
+
 def _num(x: float | None, fmt: str) -> str:
     return "n/a" if x is None else format(x, fmt)
 
@@ -120,9 +124,9 @@ def format_report(rep: dict) -> str:
              + (f"{m['attacker_points_defending']:6.1f}  95% CI [{_num(dlo, '.1f')}, "
                 f"{_num(dhi, '.1f')}]" if m["attacker_points_defending"] is not None
                 else f"no hands ({a} never defended)")),
-            (f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; won "
-             f"{_pct(m['win_rate_as_dealer'])} as dealer side, "
-             f"{_pct(m['win_rate_as_attacker'])} attacking"),
+            (f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; "
+             f"{_won(m['win_rate_as_dealer'])} as dealer side, "
+             f"{_won(m['win_rate_as_attacker'])} attacking"),
         ]
     names = rep["agents"]
     if len(names) > 2:
