@@ -16,7 +16,12 @@ The run folder ``<run_root>/<name>__<seed>__<unix time>/`` holds ``config.yaml``
 config), the TensorBoard events, ``eval.csv`` (every evaluation, with wall time) and
 ``checkpoints/update_*.pt``. ``--resume`` continues from the newest checkpoint with the saved
 config (``--set`` may change keys, e.g. ``run.total_updates``); the next update is bit-identical
-to the one the uninterrupted run would have made.
+to the one the uninterrupted run would have made. A corrupt newest checkpoint is skipped (with a
+note) for the newest valid one; TensorBoard and ``eval.csv`` drop what a killed run wrote after
+it, so every update is logged exactly once; a finished run resumed again does nothing.
+
+Bad input (a config, ``--set``, a run name, a checkpoint) is one line on stderr and exit 2,
+found before a run folder is created or a config rewritten (``tests/test_bad_input_train.py``).
 """
 
 import argparse
