@@ -25,7 +25,6 @@ import dataclasses
 import inspect
 import os
 import re
-import zipfile
 from pathlib import Path
 
 import torch
@@ -109,12 +108,8 @@ def _why_unreadable(e: Exception) -> str:
     if line is not None:
         return ("it holds objects that are not plain data, refused by weights_only=True (nothing "
                 f"was run): {line.strip().removeprefix('WeightsUnpickler error: ')[:160]}")
-    if isinstance(e, (zipfile.BadZipFile, EOFError, KeyError)) or "zip" in text.lower() \
-            or "Invalid argument" in text or "Invalid magic" in text \
-            or "Unsupported operand" in text:
-        return "truncated, or not a file torch.save wrote"
-    first = text.splitlines()[0] if text else type(e).__name__
-    return f"{type(e).__name__}: {first[:160]}"
+    first = text.splitlines()[0][:120] if text else ""
+    return f"truncated, or not a file torch.save wrote: {type(e).__name__}{': ' if first else ''}{first}"
 
 
 def load_checkpoint(path: str | Path) -> dict:

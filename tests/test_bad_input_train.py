@@ -16,6 +16,7 @@ import sys
 import typing
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import yaml
@@ -126,6 +127,7 @@ def no_checkpoint(root: Path) -> list[str]:
 
 
 C = ["--config", "tiny.yaml"]
+RANDOM = np.random.default_rng(1).bytes(2000)  # seeded: the same bytes every run
 
 CASES = [
     # the config file
@@ -181,7 +183,7 @@ CASES = [
     (resume_with("--config", "tiny.yaml"), ["--resume uses the run's saved config"]),
     (broken(b""), ["update_0000001.pt is not a readable torch checkpoint", "empty"]),
     (truncated, ["update_0000001.pt is not a readable torch checkpoint", "truncated"]),
-    (broken(os.urandom(2000)), ["update_0000001.pt is not a readable", "not a file torch.save"]),
+    (broken(RANDOM), ["update_0000001.pt is not a readable", "not a file torch.save"]),
     (broken(b"run: {name: x}\n"), ["update_0000001.pt is not a readable"]),
     (unsafe, ["update_0000001.pt is not a readable", "not plain data", "nothing was run"]),
     (broken(format="other/ppo"), ["format 'other/ppo'", "'shengji-rl/<learner>'"]),
