@@ -16,7 +16,12 @@ The run folder ``<run_root>/<name>__<seed>__<unix time>/`` holds ``config.yaml``
 config), the TensorBoard events, ``eval.csv`` (every evaluation, with wall time) and
 ``checkpoints/update_*.pt``. ``--resume`` continues from the newest checkpoint with the saved
 config (``--set`` may change keys, e.g. ``run.total_updates``); the next update is bit-identical
-to the one the uninterrupted run would have made.
+to the one the uninterrupted run would have made. A corrupt newest checkpoint is skipped (with a
+note) for the newest valid one; TensorBoard and ``eval.csv`` drop what a killed run wrote after
+it, so every update is logged exactly once; a finished run resumed again does nothing.
+
+Bad input (a config, ``--set``, a run name, a checkpoint) is one line on stderr and exit 2,
+found before a run folder is created or a config rewritten (``tests/test_bad_input_train.py``).
 """
 
 import argparse
@@ -100,13 +105,20 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         return (elapsed_before + time.perf_counter() - wall0,
                 cpu_before + time.process_time() - cpu0)
 
-    writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
+    # The scalars of update ``update`` were logged at ``global_step`` and are kept; what a killed
+    # run logged after its checkpoint (steps > global_step) is purged (TensorBoard hides events at
+    # steps >= purge_step written before this session; purge_step=global_step lost update
+    # ``update``'s scalars, which nothing rewrites).
+    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if resume else None)
     if resume is None:
         flat = runs.flatten(cfg.as_dict())
         rows = "\n".join(f"|{k}|{v}|" for k, v in flat.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
     eval_csv = run_dir / "eval.csv"
-    runs.trim_eval_csv(eval_csv, update)
+    kept = runs.trim_eval_csv(eval_csv, update)
+    if kept:  # a final evaluation after the checkpoint took wall time too: keep elapsed_s monotonic
+        elapsed_before = max(elapsed_before, max(float(r[3]) for r in kept))
+        cpu_before = max(cpu_before, max(float(r[4]) for r in kept))
     ev = cfg.eval
     opponents = {spec: resolve(spec, rules) for spec in ev.opponents}
     deals = {spec: Deals.generate(n, rules, ev.seed + i)
@@ -134,6 +146,7 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
                             f"{lo:.4f}", f"{hi:.4f}", f"{s['mean_reward']:.4f}", kind])
 
     def checkpoint(learner_name: str):
+        writer.flush()  # every scalar up to this update is on disk before the checkpoint says so
         wall, cpu = clock()
         save_checkpoint({
             "model": net.state_dict(),  # the CPU copy (same weights as learn_net)
@@ -234,18 +247,47 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def load_resume(run_dir: Path) -> tuple[Path, dict]:
+    """The newest checkpoint of ``run_dir`` that loads and can be resumed; a corrupt newer one is
+    skipped with a note on stderr. ``ValueError`` / ``FileNotFoundError`` say what is wrong."""
+    from agents.checkpoint import check_resumable, checkpoints, latest_checkpoint, load_checkpoint
+
+    if not run_dir.exists():
+        raise FileNotFoundError(f"--resume {str(run_dir)!r}: no such run folder")
+    if not run_dir.is_dir():
+        hint = (f" (the run folder of this checkpoint is {run_dir.parent.parent})"
+                if run_dir.parent.name == "checkpoints" else "")
+        raise ValueError(f"--resume {str(run_dir)!r} is a file; it takes a run folder "
+                         f"(<run_root>/<name>__<seed>__<time>){hint}")
+    latest_checkpoint(run_dir)  # FileNotFoundError when there is none
+    skipped = []
+    for path in reversed(checkpoints(run_dir)):
+        try:
+            ckpt = load_checkpoint(path)
+            check_resumable(ckpt, path)
+        except ValueError as e:
+            skipped.append(str(e))
+            continue
+        for why in skipped:
+            print(f"train.py: note: skipping a broken checkpoint: {why}", file=sys.stderr)
+        if skipped:
+            print(f"train.py: note: resuming from the newest valid checkpoint, {path.name}",
+                  file=sys.stderr)
+        return path, ckpt
+    raise ValueError(f"no checkpoint in {run_dir / 'checkpoints'} can be resumed: "
+                     + "; ".join(skipped))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
+    try:  # every check before anything is written: no orphan run folders
         if args.resume:
             if args.config:
                 raise ConfigError("--resume uses the run's saved config; change keys with --set, "
                                   "not --config")
-            from agents.checkpoint import load_checkpoint
-
-            resume = load_checkpoint(args.resume)
             run_dir = Path(args.resume)
-            cfg = train_config.resolve(resume["config"], args.set, where=f"{run_dir}/checkpoint")
+            path, resume = load_resume(run_dir)
+            cfg = train_config.resolve(resume["config"], args.set, where=f"{path}: config")
         elif args.config:
             resume = None
             cfg = train_config.load(args.config, args.set)
@@ -257,14 +299,27 @@ def main(argv: list[str] | None = None) -> int:
 
             require_ray()
             check_supported(cfg, (resume or {}).get("update", 0) + 1)
-    except (ConfigError, FileNotFoundError, ValueError) as e:
-        print(f"train.py: {e}", file=sys.stderr)
+        runs.check_runnable(cfg, resume)
+        if resume is not None and runs.finished(run_dir, resume, cfg):
+            print(f"{run_dir} finished at update {resume['update']} (run.total_updates="
+                  f"{cfg.run.total_updates}) and has its final evaluation; nothing to do (raise "
+                  "run.total_updates with --set to continue)", flush=True)
+            return 0
+        if resume is None:
+            try:
+                run_dir = runs.new_run_dir(cfg)
+            except OSError as e:
+                raise ConfigError(f"cannot create a run folder under run.run_root="
+                                  f"{cfg.run.run_root!r}: {e.strerror or e}") from None
+    except (ConfigError, FileNotFoundError, ValueError, NotImplementedError) as e:
+        print(f"train.py: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    if resume is None:
-        run_dir = runs.new_run_dir(cfg)
     with open(run_dir / "config.yaml", "w") as f:
         yaml.safe_dump(cfg.as_dict(), f, sort_keys=False)
     print(f"run folder: {run_dir}", flush=True)
+    if resume is not None:
+        print(f"resuming at update {resume['update']} of {cfg.run.total_updates} from "
+              f"{path.name} (global step {resume['global_step']})", flush=True)
     results = train(cfg, run_dir, resume)
     print(runs.format_table(results, cfg, run_dir), flush=True)
     return 0

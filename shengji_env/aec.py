@@ -48,9 +48,12 @@ DESIGN.md §4); ``last()`` reports everything an agent received since its previo
 ``episode="match"``) ends; there are no truncations.
 
 Illegal actions: by default ``step`` raises ``IllegalActionError`` (a ``ValueError``) listing
-the legal actions by name. With ``illegal_action="penalize"`` the episode ends instead: the
-offending team gets -1 per agent, the other team +1 (still zero-sum), and every agent's info
-holds ``"illegal_action": True``.
+the legal actions by name; an id outside ``0 … A-1`` is illegal like any other. With
+``illegal_action="penalize"`` the episode ends instead: the offending team gets -1 per agent,
+the other team +1 (still zero-sum), and every agent's info holds ``"illegal_action": True``.
+An action that is not an int (a float, a string, a bool, ``None``, a list) is refused with a
+``TypeError`` in both modes: it is never truncated to an id. After the episode ends, each agent
+steps ``None`` (PettingZoo's dead step); any other action says the episode is over.
 
 Infos (``info="arrays"``, the default): array-friendly, so libraries that turn infos into
 tensors (TorchRL, Tianshou) can stack them — ``{}`` for every agent while the episode runs (the
@@ -164,6 +167,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_mode={render_mode!r}; expected None, 'ansi' or 'human'")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action={illegal_action!r}; expected one of {ILLEGAL_MODES}")
+        _check_seed(seed)
         self.cfg = make_rules(rules, **rule_options)
         self.render_mode, self.illegal_action = render_mode, illegal_action
         self.engine = Engine(self.cfg, 1, 0, episode=episode, reward=reward, levels=levels,
@@ -191,6 +195,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new episode. ``seed`` fixes it (and later unseeded resets); ``options`` is
         accepted for API compatibility and ignored."""
+        _check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**31))
@@ -239,19 +244,29 @@ class raw_env(AECEnv, EzPickle):
         return np.flatnonzero(self.engine.legal_mask(self.state)[0]).tolist()
 
     def step(self, action):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise ValueError(f"step({action!r}) after the episode ended and every agent left; "
+                             "call reset() to start a new episode")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"step({action!r}) for {agent}, but the episode is over; the "
+                                 "only action now is None (each agent leaves), or reset()")
             return self._was_dead_step(action)
-        a = int(action)
-        seat = AGENTS.index(agent)
         mask = self.engine.legal_mask(self.state)[0]
+        a = self._check_action_type(action, agent, mask)
+        seat = AGENTS.index(agent)
         self._cumulative_rewards[agent] = 0.0
         if not (0 <= a < mask.size and mask[a]):
             if self.illegal_action == "raise":
                 legal = ", ".join(f"{i} ({describe_action(i, self.cfg)})"
                                   for i in np.flatnonzero(mask))
+                what = (describe_action(a, self.cfg) if 0 <= a < mask.size
+                        else f"not an action id: ids are 0-{mask.size - 1}")
                 raise IllegalActionError(
-                    f"illegal action {a} ({describe_action(a, self.cfg)}) for {agent} in phase "
+                    f"illegal action {a} ({what}) for {agent} in phase "
                     f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
             # penalize: the offending team -1, the other +1 (zero-sum), episode over
             self.illegal = True
@@ -271,6 +286,16 @@ class raw_env(AECEnv, EzPickle):
             self._set_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _check_action_type(self, action, agent: str, mask) -> int:
+        """``action`` as an int id; ``TypeError`` for anything else (never truncated)."""
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            return int(action)
+        legal = ", ".join(f"{i} ({describe_action(i, self.cfg)})" for i in np.flatnonzero(mask))
+        raise TypeError(f"action {action!r} ({type(action).__name__}) for {agent}: expected an "
+                        f"int action id 0-{mask.size - 1}; legal actions: {legal}")
 
     # ------------------------------------------------------------------ rendering
     def render(self):
@@ -300,11 +325,18 @@ def _check_info_mode(info: str) -> str:
     return info
 
 
+def _check_seed(seed) -> None:
+    if seed is not None and (not isinstance(seed, (int, np.integer))
+                             or isinstance(seed, (bool, np.bool_)) or seed < 0):
+        raise ValueError(f"seed={seed!r}; expected None or an int >= 0")
+
+
 def env(**kwargs) -> AECEnv:
-    """``raw_env`` with PettingZoo's classic wrappers: bounds check, then call-order checks."""
-    e = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    """``raw_env`` with PettingZoo's call-order checks. (``raw_env.step`` checks the action's
+    type and range itself, naming the legal actions, so PettingZoo's bare
+    ``AssertOutOfBoundsWrapper`` is not used; out-of-range ids are penalized with
+    ``illegal_action="penalize"`` like any illegal action.)"""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 __all__ = ["AGENTS", "INFO_MODES", "IllegalActionError", "attacker_points_bounds", "describe_action",

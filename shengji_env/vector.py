@@ -52,6 +52,9 @@ class VecEnv:
                  reward: str = "levels", levels=(0, 0), dealer=None, **rule_options):
         if np.dtype(mask_dtype) not in (np.dtype(bool), np.dtype(np.int8)):
             raise ValueError(f"mask_dtype={mask_dtype!r}; expected bool or numpy.int8")
+        if (not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, (bool, np.bool_))
+                or num_envs < 1):
+            raise ValueError(f"num_envs={num_envs!r}; expected a positive int (games in lockstep)")
         self.cfg = make_rules(rules, **rule_options)
         self.engine = Engine(self.cfg, num_envs, seed, episode=episode, reward=reward,
                              levels=levels, dealer=dealer, auto_forced=auto_forced)
@@ -75,6 +78,10 @@ class VecEnv:
     def reset(self, seed: int | None = None):
         """Start every game; returns ``(obs, mask, to_act, info)``."""
         if seed is not None:
+            if (not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_))
+                    or seed < 0):
+                raise ValueError(f"seed={seed!r}; expected None or an int >= 0 (game i uses "
+                                 "seed + i)")
             self.seed = self.engine.seed = int(seed)
         self.state = self.engine.reset()
         if self.engine.auto_forced:  # a game may open on a forced decision

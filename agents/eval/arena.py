@@ -59,6 +59,12 @@ class Deals:
         first = np.asarray(self.first_drawers)
         if decks.ndim != 2 or decks.shape[1] % 54 or decks.shape[1] == 0:
             raise ValueError(f"decks must be int[D, 54·d] card ids, got shape {decks.shape}")
+        if decks.shape[0] == 0:
+            raise ValueError("a deal set needs at least one deal; got 0")
+        for name, a in (("decks", decks), ("first_drawers", first)):
+            if a.dtype.kind not in "iu":  # 3.0 or "3" would be truncated or misread
+                raise ValueError(f"{name} must be integers, got dtype {a.dtype} "
+                                 f"({a.reshape(-1)[:4].tolist()} ...)")
         d = decks.shape[1] // 54
         want = np.repeat(np.arange(54), d)
         if decks.size and not (np.sort(decks, axis=1) == want).all():
@@ -95,25 +101,67 @@ class Deals:
         return cls(decks, first, seed)
 
     def save(self, path: str | Path) -> None:
-        """Write an ``.npz`` (no pickle): ``format_version``, ``decks``, ``first_drawers``,
-        ``seed``."""
-        np.savez_compressed(path, format_version=np.int64(DEALS_FORMAT_VERSION),
-                            decks=self.decks, first_drawers=self.first_drawers,
-                            seed=np.int64(self.seed))
+        """Write an ``.npz`` (no pickle) at exactly ``path`` (numpy would append ``.npz`` to a
+        name without it): ``format_version``, ``decks``, ``first_drawers``, ``seed``."""
+        path = Path(path)
+        if path.is_dir():
+            raise IsADirectoryError(f"cannot save the deals to {str(path)!r}: it is a folder; "
+                                    "give a file name such as deals.npz")
+        with open(path, "wb") as f:
+            np.savez_compressed(f, format_version=np.int64(DEALS_FORMAT_VERSION),
+                                decks=self.decks, first_drawers=self.first_drawers,
+                                seed=np.int64(self.seed))
 
     @classmethod
     def load(cls, path: str | Path) -> Deals:
-        """Read a deal set written by ``save`` (``allow_pickle=False``)."""
-        with np.load(path, allow_pickle=False) as f:
-            missing = {"format_version", "decks", "first_drawers"} - set(f.files)
-            if missing:
-                raise ValueError(f"{path} is not a deal set: missing {sorted(missing)}")
-            version = int(f["format_version"])
-            if version != DEALS_FORMAT_VERSION:
-                raise ValueError(f"{path} has deal-set format version {version}; this version "
-                                 f"of shengji-rl reads version {DEALS_FORMAT_VERSION}")
-            seed = int(f["seed"]) if "seed" in f.files else -1
-            return cls(f["decks"], f["first_drawers"], seed)
+        """Read a deal set written by ``save`` (``allow_pickle=False``); ``ValueError`` (or
+        ``FileNotFoundError``) says what is wrong with anything else."""
+        import zipfile
+        import zlib
+
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no deal file {str(path)!r}")
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder, not a deal set (.npz written by --save-deals)")
+        if path.stat().st_size == 0:
+            raise ValueError(f"{path} is not a deal set: the file is empty")
+        try:
+            f = np.load(path, allow_pickle=False)
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+            why = ("it holds pickled data" if "pickle" in str(e)
+                   else "truncated or another kind of file")
+            raise ValueError(f"{path} is not a deal set (.npz written by --save-deals): {why}") \
+                from None
+        if not isinstance(f, np.lib.npyio.NpzFile):
+            raise ValueError(f"{path} holds a single array {getattr(f, 'shape', '')}, not a deal set "
+                             "(.npz with format_version, decks, first_drawers)")
+        try:
+            with f:
+                missing = {"format_version", "decks", "first_drawers"} - set(f.files)
+                if missing:
+                    raise ValueError(f"{path} is not a deal set: missing {sorted(missing)}")
+                version = _int_field(f, "format_version", path)
+                if version != DEALS_FORMAT_VERSION:
+                    raise ValueError(f"{path} has deal-set format version {version}; this "
+                                     f"version of shengji-rl reads version {DEALS_FORMAT_VERSION}")
+                seed = _int_field(f, "seed", path) if "seed" in f.files else -1
+                decks, first = f["decks"], f["first_drawers"]
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+            raise ValueError(f"{path} is not a readable deal set (truncated or damaged: "
+                             f"{type(e).__name__})") from None
+        try:
+            return cls(decks, first, seed)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+
+
+def _int_field(f, key: str, path) -> int:
+    """A scalar integer field of a deal file; ``ValueError`` naming it otherwise."""
+    a = f[key]
+    if a.ndim != 0 or a.dtype.kind not in "iu":
+        raise ValueError(f"{path}: {key}={a.tolist()!r} ({a.dtype}); expected one integer")
+    return int(a)
 
 
 @dataclass

@@ -87,8 +87,16 @@ def _rule_changes(rules: Rules) -> dict:
     return out
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:5.1f}%"
+def _pct(x: float | None) -> str:
+    return "no hands" if x is None else f"{100 * x:5.1f}%"
+
+
+def _won(rate: float | None) -> str:
+    return "no hands" if rate is None else f"won {_pct(rate)}"
+
+
+def _num(x: float | None, fmt: str) -> str:
+    return "n/a" if x is None else format(x, fmt)
 
 
 def format_report(rep: dict) -> str:
@@ -106,14 +114,19 @@ def format_report(rep: dict) -> str:
             f"\n{a} vs {b}: {m['hands']} hands",
             (f"  {a} hand win rate        {_pct(m['win_rate'])}  95% CI [{_pct(lo)}, {_pct(hi)}]"
              f"  ({m['wins']}/{m['hands']})"),
-            f"  {a} mean reward (levels) {m['mean_reward']:+.3f}  95% CI [{rlo:+.3f}, {rhi:+.3f}]",
-            (f"  attackers' points, {a} attacking  {m['attacker_points_attacking']:6.1f}  "
-             f"95% CI [{alo:.1f}, {ahi:.1f}]"),
-            (f"  attackers' points, {a} defending  {m['attacker_points_defending']:6.1f}  "
-             f"95% CI [{dlo:.1f}, {dhi:.1f}]"),
-            (f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; won "
-             f"{_pct(m['win_rate_as_dealer'])} as dealer side, "
-             f"{_pct(m['win_rate_as_attacker'])} attacking"),
+            (f"  {a} mean reward (levels) {m['mean_reward']:+.3f}  95% CI [{_num(rlo, '+.3f')}, "
+             f"{_num(rhi, '+.3f')}]"),
+            (f"  attackers' points, {a} attacking  "
+             + (f"{m['attacker_points_attacking']:6.1f}  95% CI [{_num(alo, '.1f')}, "
+                f"{_num(ahi, '.1f')}]" if m["attacker_points_attacking"] is not None
+                else f"no hands ({a} never attacked)")),
+            (f"  attackers' points, {a} defending  "
+             + (f"{m['attacker_points_defending']:6.1f}  95% CI [{_num(dlo, '.1f')}, "
+                f"{_num(dhi, '.1f')}]" if m["attacker_points_defending"] is not None
+                else f"no hands ({a} never defended)")),
+            (f"  {a} was the dealer side in {_pct(m['dealer_share'])} of hands; "
+             f"{_won(m['win_rate_as_dealer'])} as dealer side, "
+             f"{_won(m['win_rate_as_attacker'])} attacking"),
         ]
     names = rep["agents"]
     if len(names) > 2:
@@ -138,6 +151,13 @@ def format_report(rep: dict) -> str:
     return "\n".join(lines)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block) and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parse_rule(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"--rule {text!r}: expected NAME=VALUE, e.g. "
@@ -153,7 +173,7 @@ def _parse_rule(text: str) -> tuple[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="shengji-eval", description="Play agents against each other on duplicate deals "
         "(each deal twice, teams swapped) and report win rates with 95% confidence intervals.")
     p.add_argument("agents", nargs="+", metavar="AGENT",
@@ -161,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "folder, module:attr; options as NAME?KEY=VALUE&...")
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
-    p.add_argument("--decks", type=int, default=2, choices=(1, 2), help="card decks (default 2)")
+    p.add_argument("--decks", type=int, default=2, help="card decks (default 2; the rules say "
+                   "which are playable)")
     p.add_argument("--rule", type=_parse_rule, action="append", default=[], metavar="NAME=VALUE",
                    help="a rules option (RULES.md §11), repeatable")
     p.add_argument("--save-deals", metavar="PATH", help="write the deal set to PATH (.npz)")
@@ -182,8 +203,16 @@ def main(argv: list[str] | None = None) -> int:
         print("shengji-eval: name at least two agents, e.g. 'shengji-eval heuristic random'",
               file=sys.stderr)
         return 2
+    for flag, value, low in (("--deals", args.deals, 1), ("--workers", args.workers, 1),
+                             ("--seed", args.seed, 0)):
+        if value < low:
+            print(f"shengji-eval: {flag} {value}: expected an int >= {low}", file=sys.stderr)
+            return 2
     try:
-        rules = Rules(decks=args.decks, **dict(args.rule))
+        from shengji_env.rules.game import check_supported
+
+        rules = Rules(**{"decks": args.decks, **dict(args.rule)})
+        check_supported(rules)
         if args.load_deals:
             deals = Deals.load(args.load_deals)
         else:
@@ -192,10 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
                        workers=args.workers, batched=args.batched)
-    except (ValueError, NotImplementedError, OSError) as e:
-        print(f"shengji-eval: {e}", file=sys.stderr)
+    except (ValueError, TypeError, NotImplementedError, OSError) as e:
+        print(f"shengji-eval: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    print(json.dumps(rep, indent=2) if args.json else format_report(rep))
+    print(json.dumps(rep, indent=2, allow_nan=False) if args.json else format_report(rep))
     return 0
 
 

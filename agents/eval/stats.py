@@ -43,23 +43,34 @@ def summarize(rec) -> dict:
     n, won = len(rec), int(rec.a_won.sum())
     lo, hi = wilson(won, n)
     reward = mean_ci(rec.a_reward)
-    attack = mean_ci(rec.attacker_points[~rec.a_dealer])
-    defend = mean_ci(rec.attacker_points[rec.a_dealer])
+    attack = _points_ci(rec.attacker_points[~rec.a_dealer])
+    defend = _points_ci(rec.attacker_points[rec.a_dealer])
 
     def rate(rows):
-        return float(rec.a_won[rows].mean()) if rows.any() else math.nan
+        return float(rec.a_won[rows].mean()) if rows.any() else None
 
     return {
-        "hands": n, "deals": n // 2, "wins": won, "win_rate": won / n if n else math.nan,
+        "hands": n, "deals": n // 2, "wins": won, "win_rate": won / n if n else None,
         "win_rate_ci": [lo, hi],
         "mean_reward": reward[0], "mean_reward_ci": [reward[1], reward[2]],
-        "dealer_share": float(rec.a_dealer.mean()) if n else math.nan,
+        "dealer_share": float(rec.a_dealer.mean()) if n else None,
         "win_rate_as_dealer": rate(rec.a_dealer), "win_rate_as_attacker": rate(~rec.a_dealer),
         "attacker_points_attacking": attack[0],
         "attacker_points_attacking_ci": [attack[1], attack[2]],
         "attacker_points_defending": defend[0],
         "attacker_points_defending_ci": [defend[1], defend[2]],
     }
+
+
+def _points_ci(points: np.ndarray) -> tuple:
+    """``mean_ci`` of attackers' points; ``None`` for a side with no hands (not NaN: the report
+    says "no hands"), and the interval's lower end not below the points' lower bound (0, unless
+    throw penalties took some hand below it: the t interval is symmetric, the points are not)."""
+    if points.size == 0:
+        return (None, None, None)
+    m, lo, hi = mean_ci(points)
+    floor = min(0.0, float(points.min()))
+    return (m, None if math.isnan(lo) else max(lo, floor), None if math.isnan(hi) else hi)
 
 
 def ratings(names: list[str], matches: dict) -> list[dict]:

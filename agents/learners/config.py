@@ -21,8 +21,11 @@ still load: ``from_flat`` maps every old key to its section and says which new k
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..config import ConfigError, build, describe, option, parse_set, to_dict
 from . import learner_class
@@ -68,7 +71,7 @@ class EvalSection:
                              "in the final table")
     final_deals: int = option(100, "duplicate deals per opponent in the final table", minimum=1)
     seed: int = option(12345, "seed of the fixed evaluation deals and the opponents' randomness",
-                       minimum=0)
+                       minimum=0, maximum=2**31 - 1)
     sample: bool = option(False, "evaluate the sampled policy instead of the greedy one")
 
 
@@ -316,11 +319,16 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
     if not isinstance(rules, dict):
         raise ConfigError(f"rules ({where}) must be a mapping of rules options, got {rules!r}")
     from shengji_env import Rules
+    from shengji_env.rules.game import check_supported
 
     try:
-        Rules(**rules)
+        check_supported(Rules(**rules))
     except (ValueError, TypeError) as e:
         raise ConfigError(f"rules: {e}") from None
+    except NotImplementedError as e:
+        raise ConfigError(f"rules {rules} ({where}) are valid but cannot be played yet: {e}") \
+            from None
+    _check_name(run.name, where)
     stages = []
     for i, s in enumerate(raw["learner"]):
         name = s.pop("name", None)
@@ -353,13 +361,37 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
     return cfg
 
 
+def _check_name(name: str, where: str) -> None:
+    """``run.name`` becomes one folder name under ``run_root``: no separators, no ``..``."""
+    bad = [c for c in ("/", "\\", "\0", os.sep, os.altsep) if c and c in name]
+    if not name.strip() or name in (".", "..") or bad:
+        why = (f"it holds {bad[0]!r}" if bad else "it is empty" if not name.strip()
+               else "it names a folder outside run_root")
+        raise ConfigError(f"run.name={name!r} ({where}): {why}; the name becomes one folder under "
+                          "run.run_root (letters, digits, - _ . without path separators)")
+
+
 def load(path, overrides=()) -> TrainConfig:
     """Read a YAML config (``yaml.safe_load``), apply ``--set`` overrides, validate."""
     import yaml
 
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"--config {str(path)!r} is a folder; expected a YAML file such as "
+                          "configs/quickstart.yaml")
     try:
-        with open(path) as f:
-            data = yaml.safe_load(f)
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"--config {str(path)!r}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not a text YAML file (byte 0x{e.object[e.start]:02x} at "
+                          f"offset {e.start} is not UTF-8)") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read --config {str(path)!r}: {e.strerror or e}") from None
+    try:
+        stream = io.StringIO(text)
+        stream.name = str(path)  # PyYAML names the file in its errors
+        data = yaml.safe_load(stream)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML: {' '.join(str(e).split())}") from None
     return resolve(data, list(overrides), where=str(path))

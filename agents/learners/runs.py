@@ -4,11 +4,16 @@ the final table, and the plain-python view of a config for TensorBoard's hyperpa
 from __future__ import annotations
 
 import csv
+import os
 import time
 from pathlib import Path
 
-__all__ = ["CSV_HEADER", "evaluate_against", "fit_bar_to_time_limit", "flatten", "format_table",
-           "log_workers",
+import numpy as np
+
+from ..config import ConfigError
+
+__all__ = ["CSV_HEADER", "check_runnable", "csv_row_ok", "evaluate_against", "finished",
+           "fit_bar_to_time_limit", "flatten", "format_table", "log_workers",
            "new_run_dir", "trim_eval_csv"]
 
 CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s", "opponent",
@@ -46,17 +51,6 @@ def flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def trim_eval_csv(path: Path, update: int) -> None:
-    """Drop evaluation rows a killed run wrote after the checkpoint being resumed."""
-    if not path.exists():
-        return
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    keep = rows[:1] + [r for r in rows[1:] if int(r[0]) <= update]
-    with open(path, "w", newline="") as f:
-        csv.writer(f).writerows(keep)
-
-
 def format_table(results: dict, cfg, run_dir: Path) -> str:
     """The final evaluation as a small text table."""
     lines = [(f"\nfinal evaluation of {run_dir} ({'sampled' if cfg.eval.sample else 'greedy'} "
@@ -67,17 +61,6 @@ def format_table(results: dict, cfg, run_dir: Path) -> str:
         lines.append(f"{name:<11}{s['hands']:>6}  {100 * s['win_rate']:7.1f}%  "
                      f"[{100 * lo:5.1f}%, {100 * hi:5.1f}%]  {s['mean_reward']:+11.3f}")
     return "\n".join(lines)
-
-
-def new_run_dir(cfg) -> Path:
-    root, stamp = Path(cfg.run.run_root), int(time.time())
-    while True:
-        run_dir = root / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
-        try:
-            run_dir.mkdir(parents=True)
-            return run_dir
-        except FileExistsError:
-            stamp += 1
 
 
 def fit_bar_to_time_limit(bar, run, update: int, elapsed_s: float) -> None:
@@ -91,3 +74,96 @@ def fit_bar_to_time_limit(bar, run, update: int, elapsed_s: float) -> None:
     if expected != bar.total:
         bar.total = expected
         bar.refresh()
+
+
+def csv_row_ok(row: list[str]) -> bool:
+    """A complete ``eval.csv`` row (a kill may leave the last one cut short)."""
+    if len(row) != len(CSV_HEADER) or row[-1] not in ("periodic", "final"):
+        return False
+    try:
+        int(row[0]), int(row[1]), float(row[3]), float(row[4])
+    except ValueError:
+        return False
+    return True
+
+
+def trim_eval_csv(path: Path, update: int) -> list[list[str]]:
+    """Drop evaluation rows a killed run wrote after the checkpoint being resumed, and a partial
+    last row; rewrite the file atomically. Returns the rows kept (without the header)."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [r for r in rows[1:] if csv_row_ok(r) and int(r[0]) <= update]
+    tmp = path.with_suffix(".csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        csv.writer(f).writerows([CSV_HEADER, *keep])
+    os.replace(tmp, path)
+    return keep
+
+
+def finished(run_dir: Path, resume: dict, cfg) -> bool:
+    """The run reached ``run.total_updates`` and wrote its final evaluation."""
+    path = run_dir / "eval.csv"
+    if resume["update"] < cfg.run.total_updates or not path.exists():
+        return False
+    with open(path, newline="") as f:
+        return any(csv_row_ok(r) and r[-1] == "final" and int(r[0]) == resume["update"]
+                   for r in csv.reader(f))
+
+
+def new_run_dir(cfg) -> Path:
+    root, stamp = Path(cfg.run.run_root), int(time.time())
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"run.run_root={cfg.run.run_root!r} is a file; expected a folder (it "
+                          "is created if missing)")
+    while True:
+        run_dir = root / f"{cfg.run.name}__{cfg.run.seed}__{stamp}"
+        try:
+            run_dir.mkdir(parents=True)
+            return run_dir
+        except FileExistsError:
+            stamp += 1
+
+
+def check_runnable(cfg, resume: dict | None) -> None:
+    """Everything ``train`` builds that can fail on bad input, checked before a run folder is
+    created or a config rewritten: the evaluation opponents, and on resume that the saved
+    network, optimizer and random states fit the (possibly ``--set``-changed) config."""
+    from agents.specs import resolve
+    from shengji_env import Rules
+
+    rules = Rules(**cfg.rules)
+    for spec in cfg.eval.opponents:
+        try:
+            resolve(spec, rules)
+        except (ValueError, TypeError, OSError) as e:
+            raise ConfigError(f"eval.opponents: {e}") from None
+    if resume is None:
+        return
+    import torch
+
+    from agents.learners.nets import PolicyValueNet
+
+    spec = {"hidden": cfg.model.hidden, "blocks": cfg.model.blocks,
+            "card_head": cfg.model.card_head}
+    net = PolicyValueNet(rules, **spec)
+    try:
+        net.load_state_dict(resume["model"])
+        optimizer = torch.optim.Adam(net.parameters(), eps=1e-5)
+        optimizer.load_state_dict(resume["optimizer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        first = next((ln.strip() for ln in str(e).splitlines()[1:] if ln.strip()), str(e))
+        raise ConfigError(f"--resume: the checkpoint's network {resume['net']} (rules "
+                          f"{resume['rules'] if cfg.rules != resume['rules'] else 'unchanged'}) does "
+                          f"not fit model {spec}, rules {cfg.rules}: {first[:200]}; the network's "
+                          "shape cannot change on resume") from None
+    try:
+        np.random.default_rng().bit_generator.state = resume["rng"]["numpy"]
+        torch.Generator().set_state(resume["rng"]["sample"])
+        saved = torch.get_rng_state()
+        torch.set_rng_state(resume["rng"]["torch"])
+        torch.set_rng_state(saved)
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"--resume: the checkpoint's random states cannot be restored ({e})") \
+            from None

@@ -39,6 +39,16 @@ from .tables import Switches, Tables
 DECLARE, NAME, BURY, PLAY, CHOOSE, OVER = (int(p) for p in Phase)
 
 
+def _is_int(x) -> bool:
+    """A python or numpy int, not a bool (``True == 1`` would pass as seat 1)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _short(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class Engine:
     """Batched Shengji engine: configuration and tables; every game fact is in the state.
 
@@ -57,17 +67,19 @@ class Engine:
         if not isinstance(cfg, Rules):
             raise TypeError(f"rules must be a shengji_env.Rules, got {type(cfg).__name__}")
         check_supported(cfg)
-        if not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        if not _is_int(num_games) or num_games < 1:
             raise ValueError(f"num_games={num_games!r}; expected a positive int")
+        if not _is_int(seed) or seed < 0:
+            raise ValueError(f"seed={seed!r}; expected an int >= 0 (game i uses seed + i)")
         if episode not in ("hand", "match"):
             raise ValueError(f"episode={episode!r}; expected 'hand' or 'match'")
         if reward not in ("levels", "points", "win"):
             raise ValueError(f"reward={reward!r}; expected 'levels', 'points' or 'win'")
-        if levels == "random":
+        if isinstance(levels, str) and levels == "random":
             dealer = "random" if dealer is None else dealer
         else:
-            try:  # ranks as "2".."A" or indices 0-12, like rules.Game
-                ranks = tuple(cards.rank_index(x) for x in levels)
+            try:  # ranks as "2".."A" or indices 0-12 (numpy ints too), like rules.Game
+                ranks = tuple(cards.rank_index(int(x) if _is_int(x) else x) for x in levels)
             except (TypeError, ValueError):
                 ranks = ()
             if len(ranks) != 2:
@@ -76,8 +88,10 @@ class Engine:
             levels = ranks
         if levels != "random" and dealer is None and levels[0] != levels[1]:
             raise ValueError("a first hand (dealer=None) needs both teams at the same level")
-        if not (dealer is None or dealer == "random" or dealer in (0, 1, 2, 3)):
+        if not (dealer is None or (isinstance(dealer, str) and dealer == "random")
+                or (_is_int(dealer) and 0 <= dealer <= 3)):
             raise ValueError(f"dealer={dealer!r}; expected None, a seat 0-3 or 'random'")
+        dealer = int(dealer) if _is_int(dealer) else dealer
         self.num_games, self.seed = int(num_games), int(seed)
         self.episode, self.reward, self.levels, self.dealer = episode, reward, levels, dealer
         self.auto_forced = bool(auto_forced)
@@ -99,9 +113,13 @@ class Engine:
         ``int[B, 54·d]`` dealing orders for the first hand instead of shuffles, with
         ``first_drawers`` ``int[B]`` (as ``rules.Game(deck=...)``; for duplicate deals)."""
         B = self.num_games
+        if not _is_int(self.seed) or self.seed < 0:  # the attribute may be reassigned
+            raise ValueError(f"seed={self.seed!r}; expected an int >= 0 (game i uses seed + i)")
         seeds = self.seed + np.arange(B) if seeds is None else np.asarray(seeds)
         if seeds.shape != (B,):
             raise ValueError(f"seeds must have shape ({B},), got {seeds.shape}")
+        if seeds.dtype.kind not in "iu" or (seeds < 0).any():
+            raise ValueError(f"seeds={seeds.tolist()!r}; expected {B} ints >= 0")
         s = BatchState.zeros(B, self.cfg)
         s.rngs = [np.random.default_rng(int(x)) for x in seeds]
         s.setup_rngs = [np.random.default_rng([int(x), 1]) for x in seeds]
@@ -120,8 +138,12 @@ class Engine:
         return s
 
     def reset_games(self, s: BatchState, games) -> None:
-        """Start a new episode for ``games`` (their random streams continue)."""
-        G = np.asarray(games, dtype=np.int64).reshape(-1)
+        """Start a new episode for ``games`` (indices 0..B-1; their random streams continue)."""
+        G = np.asarray(games).reshape(-1)
+        if G.size and (G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games):
+            raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
+                             f"0-{s.num_games - 1} (ints)")
+        G = G.astype(np.int64, copy=False)
         if G.size:
             hand.start_episodes(self, s, G)
 
@@ -165,8 +187,20 @@ class Engine:
     def observe(self, s: BatchState, out=None, seats=None) -> np.ndarray:
         """``float32[B, N]`` — each game's observation for its seat to act, or for ``seats``
         (``int[B]``: what that seat knows; it sees no selection of another seat). Layout:
-        ``shengji_env.core.observe``."""
+        ``shengji_env.core.observe``. A single seat ``int`` 0-3 means that seat in every game."""
+        if seats is not None:
+            seats = self._check_seats(s, seats)
         return observe.observe_batch(self, s, out, seats)
+
+    @staticmethod
+    def _check_seats(s, seats) -> np.ndarray:
+        """``seats`` as ``int64[B]`` absolute seats 0-3; ``ValueError`` naming the value."""
+        a = np.full(s.num_games, int(seats)) if _is_int(seats) else np.asarray(seats)
+        if (a.shape != (s.num_games,) or a.dtype.kind not in "iu" or int(a.min()) < 0
+                or int(a.max()) > 3):
+            raise ValueError(f"seats={seats!r}; expected a seat 0-3 or int[{s.num_games}] of "
+                             "seats 0-3 (one per game)")
+        return a
 
     # ------------------------------------------------------------------ stepping
     def step(self, s: BatchState, actions):
@@ -203,9 +237,10 @@ class Engine:
         """``actions`` as ``int64[B]``; ``ValueError`` for a wrong shape or dtype."""
         a = np.asarray(actions)
         if a.shape != (s.num_games,):
-            raise ValueError(f"actions must have shape ({s.num_games},), got {a.shape}")
+            raise ValueError(f"actions must have shape ({s.num_games},) (one action id per game), "
+                             f"got {a.shape} from {type(actions).__name__} {_short(actions)}")
         if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}: {_short(actions)}")
         return a.astype(np.int64, copy=False)
 
     @staticmethod
