@@ -11,6 +11,8 @@ from shengji_env.core.engine import Engine
 from shengji_env.render import format_hand, render_state
 from shengji_env.rules.config import Rules
 
+PROMPT = r"(your (move|lead|play)|bury)[^\r\n]*> "
+
 
 def test_hand_grouped_by_effective_suit_in_trump_order():
     hand = cards.parse("S:A 2 2 5, H:2 K, D:3 3, Jk:BJ LJ")
@@ -44,11 +46,11 @@ def test_play_full_hand_in_a_pty(decks):
             break
         assert i == 0, child.before
         moves = child.match.group(1).split(" | ")
-        child.expect("your move> ")
+        child.expect(PROMPT)
         if invalid and turns % 3 == 0:
             child.sendline(invalid.pop())
             child.expect(r"(could not read|legal now|you do not hold)[^\r\n]*")
-            child.expect("your move> ")
+            child.expect(PROMPT)
         child.sendline(moves[turns % len(moves)])
         turns += 1
     child.expect(pexpect.EOF)
