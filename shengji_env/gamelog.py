@@ -106,6 +106,25 @@ class GameLog:
             log.first_drawer = int(first.first_drawer[0])
         return log.finish(eng, state, g)
 
+    @classmethod
+    def from_game(cls, game, agents) -> GameLog:
+        """The log of a first hand of the reference ``rules.Game`` dealt from a given deck (as
+        ``shengji-eval`` plays them): replayed by the engine with the same deck."""
+        o = game.outcome
+        return cls(rules=rules_dict(game.cfg),
+                   engine={"episode": "hand", "reward": "levels", "levels": [0, 0],
+                           "dealer": None},
+                   seed=0, given_deck=True, deck=[int(c) for c in game.deck],
+                   first_drawer=int(game.first_drawer), levels=[0, 0],
+                   agents=[str(a) for a in agents],
+                   decisions=[[int(p), int(a)] for p, a in game.log],
+                   result=None if o is None else {
+                       "attacker_points": int(game.attacker_points),
+                       "outcome": [int(o.dealer_side_gain), int(o.attackers_take_over),
+                                   int(o.attackers_gain)],
+                       "team_levels": [int(x) for x in game.levels],
+                       "winner_team": -1 if game.winner_team is None else int(game.winner_team)})
+
     def to_json(self) -> dict:
         out = {"format": FORMAT, **dataclasses.asdict(self)}
         if not out["extra"]:

@@ -180,7 +180,7 @@ function showHand(v, legal) {
 }
 
 function showOver(msg) {
-  showState({...msg, legal: null, events: msg.story.filter((e) => e.kind === "hand_over").slice(-1)});
+  showState({...msg, legal: null, events: []});
   lastLog = msg.log;
   $("result").hidden = false;
   $("verdict").textContent = (msg.reward > 0 ? "Your team wins" : "Your team loses") +
