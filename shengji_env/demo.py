@@ -1,4 +1,4 @@
-"""Play one hand of the reference game between two random teams and print its story.
+"""Play one hand between two random teams and print its story.
 
     python -m shengji_env.demo [--seed N] [--decks 1|2]
 
