@@ -1,7 +1,7 @@
 """Play Shengji in the terminal: you hold one seat, agents hold the others.
 
     shengji-play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
-                 [--partner AGENT] [--opponents AGENT]
+                 [--partner AGENT] [--opponents AGENT] [--save-games DIR]
     python -m shengji_env.play ...       (the same table with random agents only)
 
 ``AGENT`` is ``random`` (default), ``heuristic``, ``module:attr`` or a trained checkpoint —
@@ -9,11 +9,8 @@ any spec ``shengji-eval`` accepts. Agents live above this package (imports flow 
 → core → env → agents), so ``main`` takes them through ``resolve_agent``, passed in by the
 ``shengji-play`` entry point (``agents.play_cli``); without it only ``random`` is known.
 
-Type cards in RULES.md §1.2 notation: ``H:A A`` plays (or, when leading, leads) the pair of
-hearts aces; ``S:K, Jk:BJ`` selects several suits. A lead is ended for you once the typed
-cards are selected; type ``end`` yourself to stop earlier. During the deal type ``pass`` or a
-declaration as listed (``declare 1x H``); ``help`` lists your legal moves, ``quit`` leaves.
-Invalid input is explained and asked again — it never ends the game.
+Every event is told as it happens (``shengji_env.events``): declarations, each finished trick
+with its winner and points, a failed throw and whose cards beat it, the kitty at the end.
 """
 
 from __future__ import annotations
@@ -24,11 +21,24 @@ import sys
 import numpy as np
 
 from . import cards
-from .core.engine import Engine
-from .render import SEAT_NAMES, render_state
+from .events import Event, seat_word, team_word
+from .render import render_state
 from .rules.actions import END, PASS, Phase, describe_action
 from .rules.config import Rules
 from .rules.seats import partner
+from .session import Session
+
+NOTATION = """\
+How to type a move (cards in RULES.md §1.2 notation):
+  H:A          the ace of hearts          (suits S H C D; ranks 2-10 J Q K A, T = 10)
+  H:A A        the pair of hearts aces     S:K, Jk:BJ   several suits, comma separated
+  Jk:BJ LJ     big and small joker
+  Leading: type the whole lead ("S:A K Q" throws three spades); it is ended for you.
+  Following or burying: type some or all cards; the prompt says how many are still needed.
+  undo         take back the last card of an unfinished play     clear   take back all of it
+  pass         no declaration now          declare 1x H   a declaration as listed by 'help'
+  help         list your legal moves now   quit           leave the table
+Typing the whole play again after a partial one replaces it."""
 
 
 def move_text(action: int, cfg) -> str:
@@ -39,127 +49,168 @@ def move_text(action: int, cfg) -> str:
     return describe_action(action, cfg)
 
 
+def _contains(big: np.ndarray, small: np.ndarray) -> bool:
+    return bool((big >= small).all())
+
+
 class Table:
-    """One game of the engine with a person at ``seat`` and ``agents`` (a ``Policy`` per
-    seat, ``None`` for uniform random play) elsewhere."""
+    """One game at the terminal: a ``Session`` with a person at ``seat`` and ``agents`` (a
+    ``Policy`` per seat, ``None`` for uniform random play) elsewhere."""
 
     def __init__(self, cfg: Rules, seed: int, seat: int, episode: str, color: bool,
-                 debug_legal: bool, out=sys.stdout, agents=None):
-        self.eng = Engine(cfg, 1, seed, episode=episode)
-        self.state = self.eng.reset()
+                 debug_legal: bool, out=sys.stdout, agents=None, specs=None):
+        self.sess = Session(cfg, seed, agents, human=seat, episode=episode, specs=specs)
         self.cfg, self.seat, self.color = cfg, seat, color
         self.debug_legal, self.out = debug_legal, out
-        self.rng = np.random.default_rng([seed, 7])
-        self.total = np.zeros(4, dtype=np.float32)  # rewards per seat over the episode
-        self.agents = agents or [None] * 4
+
+    # the engine and state of the session (kept for callers of the older Table)
+    @property
+    def eng(self):
+        return self.sess.eng
+
+    @property
+    def state(self):
+        return self.sess.state
+
+    @property
+    def total(self):
+        return self.sess.total
 
     def say(self, text: str = ""):
         print(text, file=self.out, flush=True)
 
-    def legal(self) -> np.ndarray:
-        return np.flatnonzero(self.eng.legal_mask(self.state)[0])
+    def tell(self, events: list[Event]):
+        for ev in events:
+            self.say(("  " if ev.kind == "declare" else "") + ev.text)
 
-    def apply(self, action: int) -> np.ndarray:
-        self.state, rewards, _ = self.eng.step(self.state, np.array([action]))
-        self.total += rewards[0]
-        return rewards[0]
+    def legal(self) -> np.ndarray:
+        return self.sess.legal()
 
     def others_move(self):
-        while not self.state.done[0] and int(self.state.to_act[0]) != self.seat:
-            who = int(self.state.to_act[0])
-            agent = self.agents[who]
-            if agent is None:
-                a = int(self.rng.choice(self.legal()))
-            else:
-                obs = {"observation": self.eng.observe(self.state)[0],
-                       "action_mask": self.eng.legal_mask(self.state)[0].astype(np.int8)}
-                a = int(agent.act(obs, self.rng))
-            phase = Phase(int(self.state.phase[0]))
-            self.apply(a)
-            if a >= PASS and a != END and phase == Phase.DECLARE:
-                self.say(f"  seat {who} ({SEAT_NAMES[who]}): {describe_action(a, self.cfg)}")
+        self.tell(self.sess.run_agents())
+
+    def prompt(self) -> str:
+        need, phase = self.sess.needed(), self.sess.phase
+        if phase == Phase.BURY:
+            return f"bury ({need} more card{'s' * (need != 1)})> "
+        if need is not None:
+            return f"your play ({need} more card{'s' * (need != 1)})> "
+        if phase == Phase.PLAY:
+            return "your lead> "
+        return "your move> "
 
     def human_turn(self, read) -> bool:
-        """Ask the person until one valid move was applied; False if they quit."""
-        legal = self.legal()
+        """Ask the person until one complete move was applied; False if they quit."""
         self.say()
         self.say(render_state(self.eng, self.state, 0, seat=self.seat, color=self.color))
-        if self.debug_legal:
-            self.say("LEGAL: " + " | ".join(move_text(int(a), self.cfg) for a in legal))
         while True:
+            if self.sess.pending:
+                self.say(f"selected so far: {cards.format(self.state.selection[0])}")
+            if self.debug_legal:
+                self.say("LEGAL: " + " | ".join(move_text(int(a), self.cfg) for a in self.legal()))
             try:
-                text = read("your move> ").strip()
+                text = read(self.prompt()).strip()
             except EOFError:
                 return False
-            result = self.interpret(text, legal)
+            result = self.interpret(text)
             if result is True or result is False:
+                if result and self.sess.human_to_act and self.sess.pending:
+                    continue  # a partial play: ask for the rest
                 return result
             self.say(result)
 
-    def interpret(self, text: str, legal: np.ndarray):
-        """Apply ``text`` if valid (returns True), ``False`` to quit, else an explanation."""
+    def interpret(self, text: str):
+        """Apply ``text`` if valid (True), ``False`` to quit, else an explanation (str)."""
+        sess, legal = self.sess, self.legal()
         low = text.lower()
         named = {describe_action(int(a), self.cfg).lower(): int(a) for a in legal if a >= PASS}
         named |= {k.removeprefix("declare "): v for k, v in named.items()}
         if low in ("quit", "exit", "q"):
             return False
         if low in ("help", "?", ""):
-            return "legal now: " + ", ".join(move_text(int(a), self.cfg) for a in legal)
+            return NOTATION + "\nlegal now: " + ", ".join(move_text(int(a), self.cfg)
+                                                           for a in legal)
+        if low in ("undo", "u", "clear"):
+            if not (sess.undo() if low != "clear" else sess.clear()):
+                return "nothing to take back: no card of this play is selected yet"
+            return True
         if low in named:
-            self.apply(named[low])
+            self.tell(sess.step(named[low]))
             return True
         if ":" not in text:
             return (f"could not read {text!r}: type cards like 'H:A A' or 'Jk:BJ', or one of: "
-                    + (", ".join(sorted(named)) or "(no named moves now)") + "; 'help' lists all")
+                    + (", ".join(sorted(named) + ["undo", "clear"]) or "(no named moves now)")
+                    + "; 'help' explains")
         try:
             chosen = cards.parse(text, self.cfg.decks)
         except ValueError as err:
             return f"could not read {text!r}: {err}"
-        missing = chosen > self.state.hands[0, self.seat] - self.state.selection[0]
+        if not (legal < 54).any():
+            return "no card can be played now; legal: " + ", ".join(
+                move_text(int(a), self.cfg) for a in legal)
+        hand, sel = self.state.hands[0, self.seat], self.state.selection[0]
+        if sess.pending and _contains(chosen, sel) and not _contains(hand - sel, chosen):
+            sess.clear()  # the whole play typed again: it replaces the partial one
+            sel = self.state.selection[0]
+        missing = chosen > hand - sel
         if missing.any():
             return f"you do not hold {cards.format(np.where(missing, chosen, 0))}"
-        if not (self.legal() < 54).any():
-            return "no card can be played now; legal: " + ", ".join(
-                move_text(int(a), self.cfg) for a in self.legal())
-        leading = END in self.legal() or int(self.state.in_trick[0]) == 0
-        tricks = int(self.state.tricks_done[0])
+        return self._add_cards(chosen)
+
+    def _add_cards(self, chosen: np.ndarray):
+        """Add the typed cards one by one (a lead is then ended); on an illegal card, the cards
+        of this input are taken back and the reason is returned."""
+        sess = self.sess
+        leading = sess.leading()
+        added = 0
         for c in cards.to_ids(chosen):
-            mask = self.eng.legal_mask(self.state)[0]
+            mask = sess.mask()
             if not mask[c]:
-                sel = cards.format(self.state.selection[0]) or "nothing"
-                ok = ", ".join(move_text(int(a), self.cfg) for a in np.flatnonzero(mask))
-                applied = "" if sel == "nothing" else f" (selected so far: {sel})"
-                return (f"{cards.name(c)} cannot be added now{applied}; "
-                        f"legal next: {ok} (RULES.md §7-8)")
-            self.apply(c)
-            if self.state.done[0] or int(self.state.to_act[0]) != self.seat or \
-                    int(self.state.tricks_done[0]) != tricks:
+                for _ in range(added):
+                    sess.undo()
+                sel = cards.format(self.state.selection[0])
+                ok = ", ".join(move_text(int(a), self.cfg) for a in np.flatnonzero(mask[:54]))
+                kept = f" (selected: {sel})" if sel else ""
+                return (f"{cards.name(c)} cannot be added now{kept}; legal next: {ok} "
+                        "(RULES.md §7-8)")
+            self.tell(sess.step(c))
+            added += 1
+            if not sess.human_to_act or not sess.pending:
                 return True
-        if leading and self.eng.legal_mask(self.state)[0][END] and \
-                int(self.state.phase[0]) == Phase.PLAY:
-            self.apply(END)
+        if leading and sess.mask()[END]:
+            self.tell(sess.step(END))
         return True
+
+    def story(self) -> str:
+        """The hand's story for the end screen: the declarations, every trick, the result."""
+        keep = ("trump", "throw_failed", "choose", "trick", "hand_over")
+        return "\n".join(ev.text for ev in self.sess.events if ev.kind in keep)
 
 
 def main(argv=None, resolve_agent=None) -> int:
     """Terminal play. ``resolve_agent(spec, rules) -> Policy`` turns an ``AGENT`` spec into a
     policy (it raises ``ValueError`` for a spec it does not know); ``None``: random only."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=NOTATION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     parser.add_argument("--decks", type=int, choices=(1, 2), default=2)
-    parser.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat")
+    parser.add_argument("--seat", type=int, choices=range(4), default=0,
+                        help="your seat: 0 North, 1 West, 2 South, 3 East")
     parser.add_argument("--match", action="store_true", help="play a match, not one hand")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument("--partner", default="random", metavar="AGENT",
                         help="your partner: random, heuristic, module:attr or a checkpoint")
     parser.add_argument("--opponents", default="random", metavar="AGENT",
                         help="both opponents (same choices)")
+    parser.add_argument("--save-games", metavar="DIR",
+                        help="write the game log (JSON, replayable in shengji-web) to DIR")
     parser.add_argument("--debug-legal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cfg = Rules(decks=args.decks)
     color = not args.no_color and sys.stdout.isatty()
-    agents = [None] * 4
+    agents, specs = [None] * 4, ["random"] * 4
     for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
+        specs[(args.seat + who) % 4] = spec
         if spec == "random":
             continue
         if resolve_agent is None:
@@ -170,22 +221,41 @@ def main(argv=None, resolve_agent=None) -> int:
         except ValueError as e:
             parser.error(str(e))
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
-              args.debug_legal, agents=agents)
-    t.say(f"Shengji: you are seat {args.seat} ({SEAT_NAMES[args.seat]}); your partner is seat "
-          f"{partner(args.seat)}. Type 'help' for your legal moves, 'quit' to leave.")
+              args.debug_legal, agents=agents, specs=specs)
+    me = args.seat
+    t.say(f"Shengji: you are {seat_word(me)} (seat {me}); your partner is "
+          f"{seat_word(partner(me))}; your team is {team_word(me % 2)}. Type 'help' for how "
+          "to type moves, 'quit' to leave.")
+    try:
+        finished = play_out(t)
+    except KeyboardInterrupt:
+        t.say("\ninterrupted; bye")
+        finished = None
+    if args.save_games:
+        t.say(f"game log written to {t.sess.game_log().save(args.save_games)}")
+    if finished is None:
+        return 130
+    if not finished:
+        t.say("bye")
+        return 0
+    t.say()
+    t.say("The hand's story:" if not args.match else "The match's story:")
+    t.say(t.story())
+    mine = float(t.total[me])
+    verdict = "your team wins" if mine > 0 else "your team loses"
+    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your team)")
+    return 0
+
+
+def play_out(t: Table) -> bool:
+    """Agents and the person take turns until the end (True) or the person quits (False)."""
     while not t.state.done[0]:
         t.others_move()
         if t.state.done[0]:
             break
         if not t.human_turn(input_fn):
-            t.say("bye")
-            return 0
-    t.say()
-    t.say(render_state(t.eng, t.state, 0, color=color))
-    mine = float(t.total[args.seat])
-    verdict = "your team wins" if mine > 0 else "your team loses"
-    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your team)")
-    return 0
+            return False
+    return True
 
 
 def input_fn(prompt: str) -> str:

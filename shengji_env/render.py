@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import cards
+from .events import SEAT_WORDS, seat_word, team_word, trump_word
 from .rules.actions import Phase
-from .rules.order import NT, TRUMP, TRUMP_NAMES, TrumpContext, canonical_order
+from .rules.order import NT, TRUMP, TrumpContext, canonical_order
 
 SEAT_NAMES = ("N", "W", "S", "E")  # RULES.md §1.3
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -60,38 +61,37 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     phase = Phase(int(s.phase[g]))
     level, trump, dealer = int(s.level[g]), int(s.trump[g]), int(s.dealer[g])
     to_act = int(s.to_act[g])
-    trump_txt = "undecided" if trump < 0 else TRUMP_NAMES[trump]
-    dealer_txt = "undecided" if dealer < 0 else f"{dealer} ({SEAT_NAMES[dealer]})"
-    turn = "-" if to_act < 0 else f"seat {to_act} ({SEAT_NAMES[to_act]})"
-    lines = [b(f"Shengji  phase {phase.name}  level {cards.RANKS[level]}  trump {trump_txt}  "
-               f"dealer {dealer_txt}"),
-             (f"attackers' points {int(s.captured[g]) + int(s.penalty[g])}  "
-              f"tricks won {int(s.tricks_done[g])}  "
-              f"team levels {cards.RANKS[int(s.team_levels[g, 0])]} / "
-              f"{cards.RANKS[int(s.team_levels[g, 1])]}  to act: {turn}")]
+    dealer_txt = "undecided" if dealer < 0 else seat_word(dealer, seat)
+    turn = "-" if to_act < 0 else seat_word(to_act, seat)
+    levels = ", ".join(f"{team_word(t, seat)} {cards.RANKS[int(s.team_levels[g, t])]}"
+                       for t in (0, 1))
+    attackers = "undecided" if dealer < 0 else team_word(1 - dealer % 2, seat)
+    lines = [b(f"Shengji  phase {phase.name}  level {cards.RANKS[level]}  trump "
+               f"{trump_word(trump)}  dealer {dealer_txt}"),
+             (f"attackers {attackers}: {int(s.captured[g]) + int(s.penalty[g])} points  "
+              f"tricks played {int(s.tricks_done[g])}  levels: {levels}  to act: {turn}")]
     if phase == Phase.DECLARE:
         lines.append(f"cards dealt {int(s.dealt[g])}/{4 * cfg.hand_size}")
     if int(s.decl_player[g]) >= 0:
         shown = s.shown[g, int(s.decl_player[g])]
-        lines.append(f"declaration: seat {int(s.decl_player[g])} shows {cards.format(shown)}")
+        lines.append(f"declaration: {seat_word(int(s.decl_player[g]), seat)} shows "
+                     f"{cards.format(shown)}")
     if int(s.in_trick[g]):
         leader = int(s.leader[g])
-        plays = [f"{(leader + i) % 4}: {cards.format(s.trick[g, (leader + i) % 4])}"
+        plays = [f"{SEAT_WORDS[(leader + i) % 4]} {cards.format(s.trick[g, (leader + i) % 4])}"
                  for i in range(int(s.in_trick[g]))]
         lines.append("trick: " + " | ".join(plays))
     if int(s.last_lead[g].sum()) and int(s.tricks_done[g]):
-        lines.append(f"last trick won by seat {int(s.last_winner[g])}")
+        lines.append(f"last trick won by {seat_word(int(s.last_winner[g]), seat)}")
     seats = range(4) if seat is None else [seat]
     for i in seats:
         mark = "*" if i == to_act else " "
         hand = format_hand(s.hands[g, i], level, trump, cfg.always_trump_two, color)
-        lines.append(f"{mark}{i} {SEAT_NAMES[i]}  {hand}")
+        lines.append(f"{mark}{i} {SEAT_WORDS[i]:<5}  {hand}")
     if to_act >= 0 and int(s.selection[g].sum()) and (seat is None or seat == to_act):
         lines.append(f"selection: {cards.format(s.selection[g])}")
     if phase == Phase.OVER:
-        lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; team levels "
-                     f"{cards.RANKS[int(s.team_levels[g, 0])]} / "
-                     f"{cards.RANKS[int(s.team_levels[g, 1])]}")
+        lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; levels: {levels}")
     return "\n".join(lines)
 
 

@@ -23,9 +23,8 @@ import yaml
 
 from agents.checkpoint import rules_to_dict, save_checkpoint
 from agents.config import ConfigError, build
-from agents.learners import LEARNERS
+from agents.learners import LEARNERS, runs
 from agents.learners import config as train_config
-from agents.learners import runs
 from agents.learners.nets import PolicyValueNet
 from shengji_env import Rules
 

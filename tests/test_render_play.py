@@ -11,6 +11,8 @@ from shengji_env.core.engine import Engine
 from shengji_env.render import format_hand, render_state
 from shengji_env.rules.config import Rules
 
+PROMPT = r"(your (move|lead|play)|bury)[^\r\n]*> "
+
 
 def test_hand_grouped_by_effective_suit_in_trump_order():
     hand = cards.parse("S:A 2 2 5, H:2 K, D:3 3, Jk:BJ LJ")
@@ -44,11 +46,11 @@ def test_play_full_hand_in_a_pty(decks):
             break
         assert i == 0, child.before
         moves = child.match.group(1).split(" | ")
-        child.expect("your move> ")
+        child.expect(PROMPT)
         if invalid and turns % 3 == 0:
             child.sendline(invalid.pop())
             child.expect(r"(could not read|legal now|you do not hold)[^\r\n]*")
-            child.expect("your move> ")
+            child.expect(PROMPT)
         child.sendline(moves[turns % len(moves)])
         turns += 1
     child.expect(pexpect.EOF)
@@ -73,3 +75,63 @@ def test_env_table_alone_knows_only_random_agents(capsys):
         play.main(["--opponents", "heuristic"])
     assert exc.value.code == 2
     assert "'heuristic'" in capsys.readouterr().err
+
+
+def _hand_groups(line: str) -> dict[str, list[str]]:
+    """``{"S": ["A", "A", "K"], "trump": [...]}`` from a rendered hand line."""
+    groups = {}
+    for part in line.split("  ", 1)[1].split(" | "):
+        label, _, ranks = part.strip().partition(": ")
+        groups[label] = ranks.split()
+    return groups
+
+
+def test_story_undo_and_failed_throw_in_a_pty():
+    """Seed 5: North declares first and becomes dealer; the bury is built with undo and clear;
+    North throws a whole off-suit, the failed throw is explained, finished tricks are shown."""
+    import re
+
+    child = pexpect.spawn(sys.executable, ["-m", "shengji_env.play", "--seed", "5", "--no-color"],
+                          encoding="utf-8", timeout=20, dimensions=(50, 250))
+
+    def my_hand() -> dict[str, list[str]]:
+        return _hand_groups(re.findall(r"\*0 North  [^\r\n]*", child.before)[-1])
+
+    child.expect(r"your move> ")
+    child.sendline("help")
+    child.expect(r"legal now: ([^\r\n]*)\r?\n")
+    declare = next(m for m in child.match.group(1).split(", ") if m.startswith("declare"))
+    child.expect("your move> ")
+    child.sendline(declare)
+    while child.expect([r"bury \(8 more cards\)> ", "your move> "]) == 1:
+        child.sendline("pass")
+    off = [(label, ranks) for label, ranks in my_hand().items() if label != "trump"]
+    bury = [f"{label}:{r}" for label, ranks in off for r in ranks][-8:]  # low off-suit cards
+    child.sendline(bury[0])
+    child.expect(r"bury \(7 more cards\)> ")
+    child.sendline("undo")
+    child.expect(r"bury \(8 more cards\)> ")
+    child.sendline(", ".join(bury[:3]))
+    child.expect(r"selected so far: [^\r\n]*\r?\n")
+    child.expect(r"bury \(5 more cards\)> ")
+    child.sendline("clear")
+    child.expect(r"bury \(8 more cards\)> ")
+    child.sendline(", ".join(bury[:2]))
+    child.expect(r"bury \(6 more cards\)> ")
+    child.sendline(", ".join(bury))  # the whole bury typed again replaces the partial one
+    child.expect("North \\(you\\) buries")
+    child.expect("your lead> ")
+    label, ranks = max(((k, v) for k, v in my_hand().items() if k != "trump"),
+                       key=lambda kv: len(kv[1]))
+    child.sendline(f"{label}:" + " ".join(ranks))
+    child.expect(r"the throw fails: (West|South|East)( \(you\))? holds [^\r\n]*; [^\r\n]* is led")
+    child.expect(r"Trick 1: North [^\r\n]*-> \w+")
+    while child.expect([r"Trick 2: [^\r\n]*-> ", PROMPT]) == 1:
+        child.sendline("help")  # follow with the first legal card until two tricks were shown
+        child.expect(r"legal now: ([^\r\n]*)\r?\n")
+        first = child.match.group(1).split(", ")[0]
+        child.expect(PROMPT)
+        child.sendline(first)
+    child.sendline("quit")
+    child.expect("bye")
+    child.expect(pexpect.EOF)

@@ -25,6 +25,7 @@ import numpy as np
 
 from shengji_env import Rules
 from shengji_env.core.observe import observe_game
+from shengji_env.gamelog import GameLog
 from shengji_env.rules import seats
 from shengji_env.rules.game import Game
 
@@ -218,9 +219,10 @@ def play_hand(policies, deck: np.ndarray, first_drawer: int, rules: Rules,
 
 
 def _play_rows(policies, deals: Deals, rules: Rules, seed: int, rows: np.ndarray,
-               on_hand=None) -> np.ndarray:
+               on_hand=None, save_games=None) -> np.ndarray:
     """Play the hands ``rows`` (row = 2·deal + seating); returns ``float64[len(rows), 5]``:
-    dealer, trump, attacker points, A's reward, and the row."""
+    dealer, trump, attacker points, A's reward, and the row. ``save_games``: ``(folder, (spec
+    of A, spec of B))`` — write each hand's ``GameLog`` there as ``deal<i>-<seating>.json``."""
     a, b = policies
     out = np.zeros((len(rows), 5), dtype=np.float64)
     for k, row in enumerate(rows):
@@ -231,18 +233,23 @@ def _play_rows(policies, deals: Deals, rules: Rules, seed: int, rows: np.ndarray
                                   int(deals.first_drawers[i]), rules, rngs)
         out[k] = (game.dealer, game.trump, game.attacker_points,
                   rewards[a_seats], row)
+        if save_games is not None:
+            folder, (sa, sb) = save_games
+            specs = [sa, sb, sa, sb] if a_seats == 0 else [sb, sa, sb, sa]
+            GameLog.from_game(game, specs).save(folder, f"deal{i}-{'AB'[a_seats]}")
         if on_hand is not None:
             on_hand()
     return out
 
 
 def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bool = False,
-               desc: str | None = None, workers: int = 1) -> HandRecords:
+               desc: str | None = None, workers: int = 1, save_games=None) -> HandRecords:
     """Play every deal twice, ``policies = (A, B)`` swapping seats; returns ``HandRecords``.
 
     Row order: deal 0 with A in seats 0/2, deal 0 with A in seats 1/3, deal 1, ...
     ``workers > 1`` spreads the hands over processes (the policies must pickle); the records
-    are identical for any number of workers.
+    are identical for any number of workers. ``save_games``: ``(folder, (spec A, spec B))``
+    writes every hand's game log (``shengji_env.gamelog``) there.
     """
     if len(policies) != 2:
         raise ValueError(f"play_deals takes two policies (A, B), got {len(policies)}")
@@ -256,14 +263,15 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
     n = 2 * len(deals)
     bar = tqdm(total=n, desc=desc, unit="hand", disable=not progress, leave=False)
     if workers == 1:
-        table = _play_rows(policies, deals, rules, seed, np.arange(n), bar.update)
+        table = _play_rows(policies, deals, rules, seed, np.arange(n), bar.update, save_games)
     else:
         import concurrent.futures as cf
 
         chunks = np.array_split(np.arange(n), min(n, 8 * workers))
         parts = []
         with cf.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows)
+            futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows, None,
+                                   save_games)
                        for rows in chunks]
             for fut in cf.as_completed(futures):
                 parts.append(fut.result())
@@ -281,7 +289,8 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
                        a_reward=table[:, 3].astype(np.float32))
 
 
-def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0) -> HandRecords:
+def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0,
+                       save_games=None) -> HandRecords:
     """``play_deals`` through the batched engine: all 2·D hands in lockstep, each policy asked
     once per step for all the decisions it owns (``act_batch``).
 
@@ -317,6 +326,15 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0) -> H
                 actions[rows] = policy.act_batch(obs[rows], mask[rows], rng)
         s, rewards, _ = eng.step(s, actions)
         total += rewards
+    if save_games is not None:
+        folder, (sa, sb) = save_games
+        for g in range(n):
+            i, a = divmod(g, 2)
+            specs = [sa, sb, sa, sb] if a == 0 else [sb, sa, sb, sa]
+            log = GameLog.start(eng, s, specs, seed + g, given_deck=True, g=g)
+            log.deck = [int(c) for c in deals.decks[i]]
+            log.first_drawer = int(deals.first_drawers[i])
+            log.finish(eng, s, g).save(folder, f"deal{i}-{'AB'[a]}")
     dealer = s.dealer.astype(np.int8)
     return HandRecords(deal=(np.arange(n) // 2).astype(np.int32), a_seats=a_seats.astype(np.int8),
                        dealer=dealer, a_dealer=seats.team(dealer) == a_seats, trump=s.trump.astype(np.int8),

@@ -48,12 +48,13 @@ def _names(specs: list[str]) -> list[str]:
 
 def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
              progress: bool = False, policies: list[Policy] | None = None,
-             workers: int = 1, batched: bool = False) -> dict:
+             workers: int = 1, batched: bool = False, save_games: str | None = None) -> dict:
     """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict.
 
     ``batched``: play through the batched engine (``arena.play_deals_batched``): faster, same
     deals; stochastic agents then share one random stream (mirror-exact only for
-    deterministic agents)."""
+    deterministic agents). ``save_games``: a folder; each match writes every hand's game log
+    (``shengji_env.gamelog``) to ``<folder>/<A>-vs-<B>/``."""
     if len(specs) < 2:
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
     names = _names(specs)
@@ -62,12 +63,16 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
     matches: dict[tuple[int, int], HandRecords] = {}
     report = []
     for i, j in combinations(range(len(specs)), 2):
+        save = None if save_games is None else (
+            str(Path(save_games) / f"{names[i]}-vs-{names[j]}".replace("/", "_")),
+            (specs[i], specs[j]))
         if batched:
-            rec = play_deals_batched((policies[i], policies[j]), deals, rules, seed=seed)
+            rec = play_deals_batched((policies[i], policies[j]), deals, rules, seed=seed,
+                                     save_games=save)
         else:
             rec = play_deals((policies[i], policies[j]), deals, rules, seed=seed,
                              progress=progress, desc=f"{names[i]} vs {names[j]}",
-                             workers=workers)
+                             workers=workers, save_games=save)
         matches[(i, j)] = rec
         report.append({"a": names[i], "b": names[j], **summarize(rec)})
     wall = time.perf_counter() - start
@@ -187,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a rules option (RULES.md §11), repeatable")
     p.add_argument("--save-deals", metavar="PATH", help="write the deal set to PATH (.npz)")
     p.add_argument("--load-deals", metavar="PATH", help="play the deal set stored at PATH")
+    p.add_argument("--save-games", metavar="DIR",
+                   help="write every hand's game log (JSON, replayable in shengji-web) under DIR")
     p.add_argument("--workers", type=int, default=1,
                    help="processes to play in (default 1; results do not depend on it)")
     p.add_argument("--batched", action="store_true",
@@ -220,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_deals:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
-                       workers=args.workers, batched=args.batched)
+                       workers=args.workers, batched=args.batched, save_games=args.save_games)
     except (ValueError, TypeError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

@@ -72,7 +72,7 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
                  "window_passes"):
         getattr(s, name)[G] = 0
     for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
-                 "window_seat"):
+                 "window_seat", "throw_beater"):
         getattr(s, name)[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False

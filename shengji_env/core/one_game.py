@@ -179,6 +179,7 @@ def _pairs_and_singles_throw(eng, s, g, sel, n):
         chooser, pick_single = False, fail_s
     # §7.4.1: every attempted card is shown to the table
     s.revealed[g, leader] = np.maximum(s.revealed[g, leader], sel)
+    s.throw_beater[g] = _first_beater(oth, best, order, low_s, low_p, leader)
     if chooser:  # candidates in decomposition order: pair, then single
         s.candidates[g] = 0
         s.candidates[g, 0, low_p] = 2
@@ -192,6 +193,16 @@ def _pairs_and_singles_throw(eng, s, g, sel, n):
         lead[low_p] = 2
     _charge_penalty(eng, s, g, leader, n - sum(lead.tolist()))
     return lead
+
+
+def _first_beater(oth, best, order, low_s, low_p, leader) -> int:
+    """``throw_beater`` of a failed throw of pairs and singles: the first other seat (``oth``
+    in playing order) holding a higher single or pair (as the batch code)."""
+    for k in range(3):
+        if (low_s is not None and best(oth[k:k + 1] > 0) > order[low_s]) or \
+                (low_p is not None and best(oth[k:k + 1] >= 2) > order[low_p]):
+            return (leader + 1 + k) % 4
+    raise AssertionError("a failed throw has a beater")
 
 
 def _charge_penalty(eng, s, g, leader, returned):

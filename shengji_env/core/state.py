@@ -84,6 +84,8 @@ class BatchState:
       next_dealer int8[B]         dealer of the next hand (after a hand ends)
       last_lead  uint8[B, 54]     lead of the last finished trick
       last_winner int8[B]         seat that won the last finished trick
+      throw_beater int8[B]        seat whose higher unit made the last failed throw of this
+                                  hand fail: the first after the leader (-1 none; §7.3)
     Log
       log        int16[B, 512]    this hand's decisions as seat·256 + action (forced ones too)
       log_len    int16[B]
@@ -155,6 +157,7 @@ class BatchState:
     next_dealer: np.ndarray
     last_lead: np.ndarray
     last_winner: np.ndarray
+    throw_beater: np.ndarray
     log: np.ndarray
     log_len: np.ndarray
     given_deck: np.ndarray

@@ -196,6 +196,7 @@ def commit_leads(eng, s, G):
         res = rules_play.validate_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
+        s.throw_beater[g] = first_beater(sel[i], others, ctx, leader)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
@@ -229,8 +230,9 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     oth = s.hands[G[:, None], others]  # (g, 3, 54)
     in_e = (eff == suit[:, None])[:, None, :]
     top = idx.astype(np.int16)[:, None, :] + 1  # 1-based: 0 means "none" after the product
-    best_single = (((oth > 0) & in_e) * top).max((1, 2)) - 1
-    best_pair = (((oth >= 2) & in_e) * top).max((1, 2)) - 1
+    seat_single = (((oth > 0) & in_e) * top).max(2) - 1  # (g, 3): each other seat's best unit
+    seat_pair = (((oth >= 2) & in_e) * top).max(2) - 1
+    best_single, best_pair = seat_single.max(1), seat_pair.max(1)
     key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
     none = _BIG * 64
     low_single = np.where(single, key, none).min(1)
@@ -260,9 +262,21 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
         s.candidates[g, 0, low_pair[i] % 64] = 2
         s.candidates[g, 1, low_single[i] % 64] = 1
         s.n_candidates[g] = 2
+    beats = (seat_single > (low_single // 64)[:, None]) | (seat_pair > (low_pair // 64)[:, None])
+    s.throw_beater[G[failed]] = others[failed, beats[failed].argmax(1)]
     _reveal(s, G[failed], sel[failed])
     _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
     return lead, chooser
+
+
+def first_beater(throw, others, ctx, leader: int) -> int:
+    """The first seat after ``leader`` whose hand (``others``: the three in playing order)
+    beats a unit of the failed ``throw`` (``BatchState.throw_beater``, §7.3)."""
+    suit = rules_play.single_suit(throw, ctx)
+    units = rules_play.decompose(throw, ctx)
+    k = next(k for k, h in enumerate(others)
+             if any(rules_play.beats_unit(h, u, suit, ctx) for u in units))
+    return (leader + 1 + k) % 4
 
 
 def _reveal(s, G, attempted):

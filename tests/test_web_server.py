@@ -1,0 +1,164 @@
+"""The web table's server (``agents.web.app``): it never trusts the page.
+
+Malformed and illegal messages get an error message and the connection stays usable; a
+disconnected game is cleaned up; the limits (concurrent games, message size, idle time) hold;
+a whole hand is played over the WebSocket and replayed through the API.
+"""
+
+import json
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from agents.web.app import Limits, create_app  # noqa: E402
+
+NEW = {"type": "new", "seat": 0, "agents": ["random", "heuristic", "random", "heuristic"],
+       "decks": 1, "seed": 3, "delay": 0}
+
+
+def hello(ws):
+    msg = ws.receive_json()
+    assert msg["type"] == "hello" and len(msg["card_names"]) == 54
+    return msg
+
+
+def until_my_turn(ws):
+    """Messages until the person must act (the state) or the game is over."""
+    while True:
+        msg = ws.receive_json()
+        assert msg["type"] != "error", msg
+        if msg["type"] == "over" or msg["legal"]:
+            return msg
+
+
+def play_out(ws, msg=None):
+    """Play the first legal card (a lead: one card, then end) until the game is over;
+    ``msg``: the state already received for the person's turn."""
+    msg = msg or until_my_turn(ws)
+    while msg["type"] != "over":
+        legal = msg["legal"]
+        if legal["leading"] and msg["view"].get("selection"):
+            action = 55
+        else:
+            action = legal["cards"][0] if legal["cards"] else legal["actions"][0]["id"]
+        ws.send_json({"type": "act", "action": action})
+        msg = until_my_turn(ws)
+    return msg
+
+
+@pytest.fixture
+def client():
+    return TestClient(create_app(Limits(max_games=2)))
+
+
+def test_malformed_messages_get_clear_errors(client):
+    bad = [("nope", "not JSON"), ("[1, 2]", "JSON object"), ('{"type": "fly"}', "unknown message"),
+           ('{"type": "act", "action": 3}', "no game yet"),
+           (json.dumps(NEW | {"seat": 7}), "seat 7"),
+           (json.dumps(NEW | {"decks": 3}), "decks 3"),
+           (json.dumps(NEW | {"agents": ["random"]}), "list of 4"),
+           (json.dumps(NEW | {"agents": ["random", "no_such_bot", "random", "random"]}),
+            "'no_such_bot'"),
+           (json.dumps(NEW | {"rules": {"kitty_multiplier": "HUGE"}}), "rules:"),
+           (json.dumps(NEW | {"rules": {"no_option": 1}}), "rules:"),
+           (json.dumps(NEW | {"seed": "x"}), "'seed' must be an integer"),
+           (json.dumps(NEW | {"delay": 60}), "delay"),
+           ("x" * (64 * 1024 + 1), "limit is 65536")]
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        for text, words in bad:
+            ws.send_text(text)
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and words in msg["message"], (text[:60], msg)
+        ws.send_bytes(b"\x00\x01")
+        assert "text" in ws.receive_json()["message"]
+        ws.send_json(NEW)  # still usable
+        assert until_my_turn(ws)["type"] == "state"
+
+
+def test_illegal_actions_are_rejected_then_a_hand_is_played_and_replayed(client):
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW)
+        msg = until_my_turn(ws)
+        legal = set(msg["legal"]["cards"]) | {a["id"] for a in msg["legal"]["actions"]}
+        bad = next(a for a in range(54) if a not in legal)
+        for action, words in ((bad, "illegal action"), (9999, "illegal action"),
+                              ("S:A", "must be an integer"), (True, "must be an integer")):
+            ws.send_json({"type": "act", "action": action})
+            err = ws.receive_json()
+            assert err["type"] == "error" and words in err["message"], err
+        ws.send_json({"type": "undo"})
+        assert "nothing to take back" in ws.receive_json()["message"]
+        over = play_out(ws, msg)
+        assert over["view"]["done"] and over["log"]["result"] is not None
+        assert any(e["kind"] == "hand_over" for e in over["story"])
+        ws.send_json({"type": "act", "action": 0})
+        assert "over" in ws.receive_json()["message"]
+    log = over["log"]
+    r = client.post("/api/replay", content=json.dumps(log))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert len(body["timeline"]) == 12  # 1 deck: 12 tricks
+    assert body["frames"][-1]["view"]["done"]
+    middle = body["frames"][body["timeline"][5]["frame"]]["view"]  # every hand is shown
+    assert [sum(len(ids) for _, ids in middle["hands"][str(s)]) for s in range(4)] == [6] * 4
+    broken = dict(log, decisions=log["decisions"][:5] + [[0, 200]])
+    r = client.post("/api/replay", content=json.dumps(broken))
+    assert r.status_code == 400 and "cannot replay" in r.json()["error"]
+    assert client.post("/api/replay", content=b"{").status_code == 400
+    assert client.post("/api/replay", content=b" " * (33 * 64 * 1024)).status_code == 413
+
+
+def test_concurrent_games_are_limited_and_a_closed_game_is_cleaned_up():
+    app = create_app(Limits(max_games=1))
+    client = TestClient(app)
+    with client.websocket_connect("/ws") as first:
+        hello(first)
+        first.send_json(NEW)
+        until_my_turn(first)
+        assert len(app.state.live) == 1
+        with client.websocket_connect("/ws") as second:
+            hello(second)
+            second.send_json(NEW)
+            msg = second.receive_json()
+            assert msg["type"] == "error" and "busy: 1 games" in msg["message"]
+    deadline = time.time() + 5
+    while app.state.live and time.time() < deadline:
+        time.sleep(0.05)
+    assert not app.state.live  # the disconnected game was removed
+    with client.websocket_connect("/ws") as again:
+        hello(again)
+        again.send_json(NEW)
+        assert until_my_turn(again)["type"] == "state"
+
+
+def test_idle_game_is_closed():
+    app = create_app(Limits(idle_seconds=0.3))
+    with TestClient(app).websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW)
+        until_my_turn(ws)
+        msg = ws.receive_json()  # nothing sent: the server closes the game
+        assert msg["type"] == "error" and "idle" in msg["message"]
+    assert not app.state.live
+
+
+def test_page_and_saved_games(tmp_path):
+    client = TestClient(create_app(save_games=str(tmp_path)))
+    page = client.get("/")
+    assert page.status_code == 200 and "table.js" in page.text
+    assert client.get("/static/table.js").status_code == 200
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW)
+        over = play_out(ws)
+    assert over["saved"] and (tmp_path / over["saved"]).is_file()
+    assert client.get("/api/games").json()["games"] == [over["saved"]]
+    assert client.get(f"/api/games/{over['saved']}").status_code == 200
+    assert client.get("/api/games/..%2Fsecret.json").status_code == 404
