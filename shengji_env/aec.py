@@ -55,6 +55,16 @@ holds ``"illegal_action": True``.
 Infos: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY" …}``; the others ``{}``.
 When the episode ends every agent's info holds ``"attacker_points"`` and ``"team_levels"``.
 
+Find-friends (``partnership="FIND_FRIEND"``, RULES.md §10.6): after the bury the dealer names
+the friend card (phase ``FRIEND``, 54 ids appended after the others); partnerships are per
+hand and hidden until the friend plays a copy of it. Each agent's reward is its side's (the
+dealer side ``-r``, the attackers ``r``), so a dealer alone against three makes the per-agent sum
+``-2r``; the final info gives the per-side, zero-sum view: ``"side_rewards"`` (``{"dealer_side":
+-r, "attackers": r}``), ``"dealer_side"`` (seats), ``"friend"`` (seat or None: alone),
+``"friend_card"`` and ``"seat_levels"`` (per-player levels, instead of ``"team_levels"``). With
+``illegal_action="penalize"`` the offender's side (the offender alone before the friend card is
+named) gets -1 per agent, the others +1.
+
 Version history (the default observation and action layout is frozen: a change to it bumps
 the version; blocks and ids that exist only with an option do not)
   v0 (0.1.0): first release.
@@ -205,7 +215,8 @@ class raw_env(AECEnv, EzPickle):
                     f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
             # penalize: the offending team -1, the other +1 (zero-sum), episode over
             self.illegal = True
-            self.rewards = {x: (-1.0 if same_team(i, seat) else 1.0) for i, x in enumerate(AGENTS)}
+            side = self._side_of(seat)
+            self.rewards = {x: (-1.0 if side[i] else 1.0) for i, x in enumerate(AGENTS)}
             self.terminations = {x: True for x in self.agents}
             self._accumulate_rewards()
             self._set_infos({"illegal_action": True, "offender": agent})
@@ -215,13 +226,37 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         if done[0]:
             self.terminations = {x: True for x in self.agents}
-            self._set_infos({"attacker_points": int(self.state.attacker_points[0]),
-                             "team_levels": self.state.team_levels[0].tolist()})
+            self._set_infos(self._final_info(rewards[0]))
         else:
             self.agent_selection = AGENTS[int(self.state.to_act[0])]
             self._set_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _side_of(self, seat: int) -> np.ndarray:
+        """``bool[4]``: the seats on ``seat``'s side (fixed team; find-friends: the true side once
+        the friend card is named, else ``seat`` alone)."""
+        s = self.state
+        if not self.engine.find_friend:
+            return np.array([same_team(i, seat) for i in range(4)])
+        if s.friend_card[0] < 0:
+            return np.arange(4) == seat
+        return s.dealer_side[0] == s.dealer_side[0, seat]
+
+    def _final_info(self, rewards) -> dict:
+        s = self.state
+        info = {"attacker_points": int(s.attacker_points[0])}
+        if not self.engine.find_friend:
+            info["team_levels"] = s.team_levels[0].tolist()
+            return info
+        side = s.dealer_side[0]
+        info.update(seat_levels=s.seat_levels[0].tolist(),
+                    dealer_side=np.flatnonzero(side).tolist(),
+                    friend=None if s.friend[0] < 0 else int(s.friend[0]),
+                    friend_card=int(s.friend_card[0]),
+                    side_rewards={"dealer_side": float(rewards[side][0]),
+                                  "attackers": float(rewards[~side][0])})
+        return info
 
     # ------------------------------------------------------------------ rendering
     def render(self):

@@ -1,7 +1,7 @@
 """Play Shengji in the terminal: you hold one seat, agents hold the others.
 
     shengji-play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
-                 [--partner AGENT] [--opponents AGENT]
+                 [--partner AGENT] [--opponents AGENT] [--find-friends]
     python -m shengji_env.play ...       (the same table with random agents only)
 
 ``AGENT`` is ``random`` (default), ``heuristic``, ``module:attr`` or a trained checkpoint —
@@ -13,6 +13,9 @@ Type cards in RULES.md §1.2 notation: ``H:A A`` plays (or, when leading, leads)
 hearts aces; ``S:K, Jk:BJ`` selects several suits. A lead is ended for you once the typed
 cards are selected; type ``end`` yourself to stop earlier. During the deal type ``pass`` or a
 declaration as listed (``declare 1x H``); ``help`` lists your legal moves, ``quit`` leaves.
+With ``--find-friends`` (RULES.md §10.6) the dealer names the friend card after the bury (type
+the card, ``H:A``); ``--partner`` is then the seat opposite you, who may or may not become your
+partner.
 Invalid input is explained and asked again — it never ends the game.
 """
 
@@ -76,7 +79,7 @@ class Table:
                 a = int(agent.act(obs, self.rng))
             phase = Phase(int(self.state.phase[0]))
             self.apply(a)
-            if a >= PASS and a != END and phase == Phase.DECLARE:
+            if (a >= PASS and a != END and phase == Phase.DECLARE) or phase == Phase.FRIEND:
                 self.say(f"  seat {who} ({SEAT_NAMES[who]}): {describe_action(a, self.cfg)}")
 
     def human_turn(self, read) -> bool:
@@ -108,6 +111,12 @@ class Table:
         if low in named:
             self.apply(named[low])
             return True
+        if int(self.state.phase[0]) == Phase.FRIEND:  # "H:A" names the friend card
+            named = {k.removeprefix("friend "): v for k, v in named.items()}
+            if low in named:
+                self.apply(named[low])
+                return True
+            return f"name the friend card as one card, e.g. 'H:A' (not {text!r})"
         if ":" not in text:
             return (f"could not read {text!r}: type cards like 'H:A A' or 'Jk:BJ', or one of: "
                     + (", ".join(sorted(named)) or "(no named moves now)") + "; 'help' lists all")
@@ -154,9 +163,11 @@ def main(argv=None, resolve_agent=None) -> int:
                         help="your partner: random, heuristic, module:attr or a checkpoint")
     parser.add_argument("--opponents", default="random", metavar="AGENT",
                         help="both opponents (same choices)")
+    parser.add_argument("--find-friends", action="store_true",
+                        help="find-friends: the dealer names a friend card (RULES.md §10.6)")
     parser.add_argument("--debug-legal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    cfg = Rules(decks=args.decks)
+    cfg = Rules(decks=args.decks, partnership="FIND_FRIEND" if args.find_friends else "FIXED")
     color = not args.no_color and sys.stdout.isatty()
     agents = [None] * 4
     for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
@@ -171,8 +182,13 @@ def main(argv=None, resolve_agent=None) -> int:
             parser.error(str(e))
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
               args.debug_legal, agents=agents)
-    t.say(f"Shengji: you are seat {args.seat} ({SEAT_NAMES[args.seat]}); your partner is seat "
-          f"{partner(args.seat)}. Type 'help' for your legal moves, 'quit' to leave.")
+    if args.find_friends:
+        t.say(f"Shengji (find-friends): you are seat {args.seat} ({SEAT_NAMES[args.seat]}); the "
+              "dealer names a friend card after the bury. Type 'help' for your legal moves, "
+              "'quit' to leave.")
+    else:
+        t.say(f"Shengji: you are seat {args.seat} ({SEAT_NAMES[args.seat]}); your partner is seat "
+              f"{partner(args.seat)}. Type 'help' for your legal moves, 'quit' to leave.")
     while not t.state.done[0]:
         t.others_move()
         if t.state.done[0]:
@@ -183,8 +199,9 @@ def main(argv=None, resolve_agent=None) -> int:
     t.say()
     t.say(render_state(t.eng, t.state, 0, color=color))
     mine = float(t.total[args.seat])
-    verdict = "your team wins" if mine > 0 else "your team loses"
-    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your team)")
+    who = "side" if args.find_friends else "team"
+    verdict = f"your {who} wins" if mine > 0 else f"your {who} loses"
+    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your {who})")
     return 0
 
 
