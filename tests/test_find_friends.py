@@ -146,8 +146,8 @@ def play_both_ff(cfg, seed, n, check_obs=True, **kw):
 
 
 def test_agrees_with_reference_default_find_friends():
-    _, _, stats = play_both_ff(FF, seed=0, n=40)
-    assert stats["hands"] == 40 and stats["shown"] > 0
+    _, _, stats = play_both_ff(FF, seed=0, n=32)
+    assert stats["hands"] == 32 and stats["shown"] > 0
 
 
 @pytest.mark.parametrize("options", [{"decks": 1}, {"throw_penalty": "FIXED_10"}])
@@ -308,3 +308,46 @@ def test_gymnasium_single_agent_and_vecenv():
             assert ep["seat_levels"].shape == (done.sum(), 4) and "team_levels" not in ep
             for ret, side in zip(ep["return"], ep["dealer_side"]):
                 assert len(set(ret[side])) == 1 and len(set(ret[~side])) == 1
+
+
+def test_one_game_fast_path_equals_the_batch_on_every_state_field():
+    from test_engine_fastpath import play_alone_and_batched
+    play_alone_and_batched(FF.replace(decks=1), seed=41, episode="match", levels=(11, 12, 11, 12),
+                           dealer=2, auto_forced=True)
+
+
+@pytest.mark.slow
+def test_one_game_fast_path_equals_the_batch_two_decks():
+    from test_engine_fastpath import play_alone_and_batched
+    play_alone_and_batched(FF, seed=40)
+
+
+# ------------------------------------------------------------------------------ agents
+
+
+def test_heuristic_names_an_ace_it_lacks_in_its_longest_off_suit():
+    from agents.baselines.heuristic import name_friend_card
+    from shengji_env.rules import TrumpContext
+    ctx = TrumpContext.from_rules(0, 0, FF)  # level 2, spades trump
+    hand = cards.parse("H:K K Q 9 8 7 6, C:A 3, D:5 4, S:A K Q")
+
+    class View:  # the two fields name_friend_card reads
+        pass
+    view = View()
+    view.hand, view.kitty = hand, cards.parse("C:A")
+    assert name_friend_card(view, ctx, 2) == cards.card_id("H", "A")
+    view.kitty = cards.parse("H:A A")  # both buried: naming it would leave me alone
+    assert name_friend_card(view, ctx, 2) == cards.card_id("D", "A")
+
+
+@pytest.mark.slow
+def test_heuristic_seat_hand_win_share_against_random():
+    """The find-friends strength metric (``agents.eval.arena.friend_win_share``): HeuristicAgent
+    in one seat, RandomAgent in the other three, each deal rotated through the four seats."""
+    from agents.baselines.heuristic import HeuristicAgent
+    from agents.baselines.random import RandomAgent
+    from agents.eval.arena import Deals, friend_win_share
+    deals = Deals.generate(100, FF, seed=7)
+    share = friend_win_share((HeuristicAgent(FF), RandomAgent()), deals, FF, seed=0)
+    assert share.a_seat_hands == 400
+    assert share.a_share >= 0.70 and share.a_share > share.b_share + 0.25

@@ -88,6 +88,7 @@ class Table:
     after_me: list = field(default_factory=list)  # relative seats still to play after me
     partners: frozenset = frozenset({2})
     rivals: tuple = (1, 3)
+    dealer_side: bool = False  # I am (or, find-friends, probably am) on the dealer side
     _unseen_tops: dict = field(default_factory=dict)
 
     @classmethod
@@ -99,9 +100,11 @@ class Table:
         unseen = np.maximum(np.full(54, rules.decks, dtype=np.int64) - seen, 0)
         t = cls(view, rules, ctx, hand, unseen, ctx.effective_suits.astype(np.int64),
                 ctx.order_indices.astype(np.int64))
+        t.dealer_side = bool(view.dealer_side)
         if view.my_side is not None:  # find-friends (RULES.md §10.6)
             t.partners = known_partners(view)
             t.rivals = tuple(r for r in (1, 2, 3) if r not in t.partners)
+            t.dealer_side = t.dealer_side or view.dealer in t.partners
         if not view.leading and view.trick_leader >= 0:
             t.order = [(view.trick_leader + i) % 4 for i in range(4)]
             me = t.order.index(0)
@@ -212,8 +215,9 @@ class Table:
 
 def known_partners(view) -> frozenset:
     """Find-friends: the relative seats known to be on my side, from the observation alone —
-    the dealer for his friend; the shown friend for the dealer; once the friend is shown, the
-    other attackers for an attacker. Unknown sides are not partners."""
+    the dealer for his friend (and for a seat of unknown side holding a copy of the friend card:
+    it probably is the friend); the shown friend for the dealer; once the friend is shown, the
+    other attackers for an attacker. Other seats of unknown side are not partners."""
     shown, dealer = view.friend_shown, view.dealer
     if view.my_side == 0:  # dealer side
         if dealer == 0:
@@ -221,6 +225,9 @@ def known_partners(view) -> frozenset:
         return frozenset({dealer})
     if view.my_side == 1 and shown >= 0:  # attackers, and the friend is known
         return frozenset({1, 2, 3} - {dealer, shown})
+    card = view.friend_card
+    if view.my_side == 2 and card >= 0 and view.hand[card] + view.played[0, card] > 0:
+        return frozenset({dealer})  # I may well be the friend: back the dealer
     return frozenset()
 
 
@@ -267,8 +274,8 @@ def plan_lead(t: Table) -> np.ndarray:
             # long in trump: draw the opponents' trumps (the dealer side, or anyone holding
             # more trumps than all the others together)
             strong = (my_trumps >= max(3, unseen_trumps // 2) and not opps_out_of_trump
-                      and (view.dealer_side or my_trumps >= unseen_trumps))
-            if safe and (strong or (view.dealer_side and t.cards_left <= 6)):
+                      and (t.dealer_side or my_trumps >= unseen_trumps))
+            if safe and (strong or (t.dealer_side and t.cards_left <= 6)):
                 play = sum(u.counts.astype(np.int64) for u in safe)
                 options.append((85 + play.sum(), play))
             low = pick_cheapest(mine, 1, cost)
