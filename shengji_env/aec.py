@@ -65,6 +65,16 @@ reading a game: the agent to act gets ``{"legal_moves": [ids], "phase": "PLAY"}`
 end ``"attacker_points"`` and ``"team_levels"`` (a list), or after an illegal action
 ``"illegal_action": True`` and ``"offender"`` (the agent's name).
 
+Find-friends (``partnership="FIND_FRIEND"``, RULES.md §10.6): after the bury the dealer names
+the friend card (phase ``FRIEND``, 54 ids appended after the others); partnerships are per
+hand and hidden until the friend plays a copy of it. Each agent's reward is its side's (the
+dealer side ``-r``, the attackers ``r``), so a dealer alone against three makes the per-agent sum
+``-2r``; the final info gives the per-side, zero-sum view: ``"side_rewards"`` (``{"dealer_side":
+-r, "attackers": r}``), ``"dealer_side"`` (seats), ``"friend"`` (seat or None: alone),
+``"friend_card"`` and ``"seat_levels"`` (per-player levels, instead of ``"team_levels"``). With
+``illegal_action="penalize"`` the offender's side (the offender alone before the friend card is
+named) gets -1 per agent, the others +1.
+
 Version history (the default observation and action layout is frozen: a change to it bumps
 the version; blocks and ids that exist only with an option do not)
   v0 (0.1.0): first release.
@@ -209,16 +219,37 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = AGENTS[int(self.state.to_act[0])]
         self._set_infos()
 
-    def _final_info(self, offender: str | None = None) -> dict:
-        """What every agent's info holds when the episode ends, in the ``info`` mode."""
-        points = int(self.state.attacker_points[0]) if offender is None else 0
-        levels = self.state.team_levels[0]
+    def _final_info(self, offender: str | None = None, rewards=None) -> dict:
+        """What every agent's info holds when the episode ends, in the ``info`` mode.
+        Find-friends adds the hand's sides and per-player levels (instead of team levels) and
+        the per-side zero-sum view of the rewards (``rewards``: float32[4] of the last step)."""
+        s = self.state
+        points = int(s.attacker_points[0]) if offender is None else 0
+        if rewards is None:
+            rewards = np.array([self.rewards.get(a, 0.0) for a in AGENTS], dtype=np.float32)
         if self.info_mode == "readable":
-            return ({"illegal_action": True, "offender": offender} if offender is not None
-                    else {"attacker_points": points, "team_levels": levels.tolist()})
-        return {"attacker_points": points, "team_levels": levels.astype(np.int64),
-                "illegal_action": offender is not None,
-                "offender": -1 if offender is None else AGENTS.index(offender)}
+            info = ({"illegal_action": True, "offender": offender} if offender is not None
+                    else {"attacker_points": points, "team_levels": s.team_levels[0].tolist()})
+        else:
+            info = {"attacker_points": points, "team_levels": s.team_levels[0].astype(np.int64),
+                    "illegal_action": offender is not None,
+                    "offender": -1 if offender is None else AGENTS.index(offender)}
+        if not self.engine.find_friend:
+            return info
+        info.pop("team_levels", None)
+        side = s.dealer_side[0].copy()
+        side_rewards = (float(rewards[side][0]) if side.any() else 0.0,
+                        float(rewards[~side][0]) if (~side).any() else 0.0)
+        if self.info_mode == "readable":
+            info.update(seat_levels=s.seat_levels[0].tolist(), dealer_side=np.flatnonzero(side).tolist(),
+                        friend=None if s.friend[0] < 0 else int(s.friend[0]),
+                        friend_card=int(s.friend_card[0]),
+                        side_rewards={"dealer_side": side_rewards[0], "attackers": side_rewards[1]})
+        else:  # fixed shapes, numbers only
+            info.update(seat_levels=s.seat_levels[0].astype(np.int64), dealer_side=side,
+                        friend=int(s.friend[0]), friend_card=int(s.friend_card[0]),
+                        side_rewards=np.array(side_rewards, dtype=np.float32))
+        return info
 
     def _set_infos(self, final: dict | None = None):
         self.infos = {a: {k: (v.copy() if isinstance(v, np.ndarray) else v)
@@ -270,7 +301,8 @@ class raw_env(AECEnv, EzPickle):
                     f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
             # penalize: the offending team -1, the other +1 (zero-sum), episode over
             self.illegal = True
-            self.rewards = {x: (-1.0 if same_team(i, seat) else 1.0) for i, x in enumerate(AGENTS)}
+            side = self._side_of(seat)
+            self.rewards = {x: (-1.0 if side[i] else 1.0) for i, x in enumerate(AGENTS)}
             self.terminations = {x: True for x in self.agents}
             self._accumulate_rewards()
             self._set_infos(self._final_info(offender=agent))
@@ -280,7 +312,7 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         if done[0]:
             self.terminations = {x: True for x in self.agents}
-            self._set_infos(self._final_info())
+            self._set_infos(self._final_info(rewards=rewards[0]))
         else:
             self.agent_selection = AGENTS[int(self.state.to_act[0])]
             self._set_infos()
@@ -296,6 +328,16 @@ class raw_env(AECEnv, EzPickle):
         legal = ", ".join(f"{i} ({describe_action(i, self.cfg)})" for i in np.flatnonzero(mask))
         raise TypeError(f"action {action!r} ({type(action).__name__}) for {agent}: expected an "
                         f"int action id 0-{mask.size - 1}; legal actions: {legal}")
+
+    def _side_of(self, seat: int) -> np.ndarray:
+        """``bool[4]``: the seats on ``seat``'s side (fixed team; find-friends: the true side once
+        the friend card is named, else ``seat`` alone)."""
+        s = self.state
+        if not self.engine.find_friend:
+            return np.array([same_team(i, seat) for i in range(4)])
+        if s.friend_card[0] < 0:
+            return np.arange(4) == seat
+        return s.dealer_side[0] == s.dealer_side[0, seat]
 
     # ------------------------------------------------------------------ rendering
     def render(self):

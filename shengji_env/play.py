@@ -1,7 +1,7 @@
 """Play Shengji in the terminal: you hold one seat, agents hold the others.
 
     shengji-play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
-                 [--partner AGENT] [--opponents AGENT] [--save-games DIR]
+                 [--partner AGENT] [--opponents AGENT] [--save-games DIR] [--find-friends]
     python -m shengji_env.play ...       (the same table with random agents only)
 
 ``AGENT`` is ``random`` (default), ``heuristic``, ``module:attr`` or a trained checkpoint —
@@ -11,6 +11,9 @@ any spec ``shengji-eval`` accepts. Agents live above this package (imports flow 
 
 Every event is told as it happens (``shengji_env.events``): declarations, each finished trick
 with its winner and points, a failed throw and whose cards beat it, the kitty at the end.
+With ``--find-friends`` (RULES.md §10.6) the dealer names the friend card after the bury (type
+the card, ``H:A``); ``--partner`` is then the seat opposite you, who may or may not become your
+partner.
 """
 
 from __future__ import annotations
@@ -137,6 +140,12 @@ class Table:
         if low in named:
             self.tell(sess.step(named[low]))
             return True
+        if int(self.state.phase[0]) == Phase.FRIEND:  # "H:A" names the friend card
+            named = {k.removeprefix("friend "): v for k, v in named.items()}
+            if low in named:
+                self.tell(sess.step(named[low]))
+                return True
+            return f"name the friend card as one card, e.g. 'H:A' (not {text!r})"
         if ":" not in text:
             return (f"could not read {text!r}: type cards like 'H:A A' or 'Jk:BJ', or one of: "
                     + (", ".join(sorted(named) + ["undo", "clear"]) or "(no named moves now)")
@@ -204,9 +213,11 @@ def main(argv=None, resolve_agent=None) -> int:
                         help="both opponents (same choices)")
     parser.add_argument("--save-games", metavar="DIR",
                         help="write the game log (JSON, replayable in shengji-web) to DIR")
+    parser.add_argument("--find-friends", action="store_true",
+                        help="find-friends: the dealer names a friend card (RULES.md §10.6)")
     parser.add_argument("--debug-legal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    cfg = Rules(decks=args.decks)
+    cfg = Rules(decks=args.decks, partnership="FIND_FRIEND" if args.find_friends else "FIXED")
     color = not args.no_color and sys.stdout.isatty()
     agents, specs = [None] * 4, ["random"] * 4
     for who, spec in ((2, args.partner), (1, args.opponents), (3, args.opponents)):
@@ -223,9 +234,13 @@ def main(argv=None, resolve_agent=None) -> int:
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
               args.debug_legal, agents=agents, specs=specs)
     me = args.seat
-    t.say(f"Shengji: you are {seat_word(me)} (seat {me}); your partner is "
-          f"{seat_word(partner(me))}; your team is {team_word(me % 2)}. Type 'help' for how "
-          "to type moves, 'quit' to leave.")
+    if args.find_friends:
+        t.say(f"Shengji (find-friends): you are {seat_word(me)} (seat {me}); the dealer names a "
+              "friend card after the bury. Type 'help' for how to type moves, 'quit' to leave.")
+    else:
+        t.say(f"Shengji: you are {seat_word(me)} (seat {me}); your partner is "
+              f"{seat_word(partner(me))}; your team is {team_word(me % 2)}. Type 'help' for how "
+              "to type moves, 'quit' to leave.")
     try:
         finished = play_out(t)
     except KeyboardInterrupt:
@@ -242,8 +257,9 @@ def main(argv=None, resolve_agent=None) -> int:
     t.say("The hand's story:" if not args.match else "The match's story:")
     t.say(t.story())
     mine = float(t.total[me])
-    verdict = "your team wins" if mine > 0 else "your team loses"
-    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your team)")
+    who = "side" if args.find_friends else "team"
+    verdict = f"your {who} wins" if mine > 0 else f"your {who} loses"
+    t.say(f"GAME OVER: {verdict} (reward {mine:+g} for your {who})")
     return 0
 
 

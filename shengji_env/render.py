@@ -63,13 +63,19 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     to_act = int(s.to_act[g])
     dealer_txt = "undecided" if dealer < 0 else seat_word(dealer, seat)
     turn = "-" if to_act < 0 else seat_word(to_act, seat)
-    levels = ", ".join(f"{team_word(t, seat)} {cards.RANKS[int(s.team_levels[g, t])]}"
-                       for t in (0, 1))
-    attackers = "undecided" if dealer < 0 else team_word(1 - dealer % 2, seat)
     lines = [b(f"Shengji  phase {phase.name}  level {cards.RANKS[level]}  trump "
-               f"{trump_word(trump)}  dealer {dealer_txt}"),
-             (f"attackers {attackers}: {int(s.captured[g]) + int(s.penalty[g])} points  "
-              f"tricks played {int(s.tricks_done[g])}  levels: {levels}  to act: {turn}")]
+               f"{trump_word(trump)}  dealer {dealer_txt}")]
+    friends = eng.find_friend
+    if friends:  # find-friends: the sides are per hand and hidden until the friend is revealed
+        lines.append(f"attackers' points {_public_points(s, g, seat)}  "
+                     f"tricks played {int(s.tricks_done[g])}  {_seat_levels(s, g)}  to act: {turn}")
+        lines += _friend_lines(s, g, seat)
+    else:
+        levels = ", ".join(f"{team_word(t, seat)} {cards.RANKS[int(s.team_levels[g, t])]}"
+                           for t in (0, 1))
+        attackers = "undecided" if dealer < 0 else team_word(1 - dealer % 2, seat)
+        lines.append(f"attackers {attackers}: {int(s.captured[g]) + int(s.penalty[g])} points  "
+                     f"tricks played {int(s.tricks_done[g])}  levels: {levels}  to act: {turn}")
     if phase == Phase.DECLARE:
         lines.append(f"cards dealt {int(s.dealt[g])}/{4 * cfg.hand_size}")
     if int(s.decl_player[g]) >= 0:
@@ -90,9 +96,46 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
         lines.append(f"{mark}{i} {SEAT_WORDS[i]:<5}  {hand}")
     if to_act >= 0 and int(s.selection[g].sum()) and (seat is None or seat == to_act):
         lines.append(f"selection: {cards.format(s.selection[g])}")
-    if phase == Phase.OVER:
+    if phase == Phase.OVER and friends:
+        side = ", ".join(str(x) for x in np.flatnonzero(s.dealer_side[g]))
+        lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; dealer side: "
+                     f"seats {side}; {_seat_levels(s, g)}")
+    elif phase == Phase.OVER:
         lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; levels: {levels}")
     return "\n".join(lines)
+
+
+def _seat_levels(s, g) -> str:
+    return "levels " + " ".join(f"{i}:{cards.RANKS[int(x)]}" for i, x in enumerate(s.seat_levels[g]))
+
+
+def _public_points(s, g, seat) -> int:
+    """Find-friends: the whole table's view shows the true attackers' points; one seat's view
+    the points won by seats not known to be on the dealer side (as its observation)."""
+    if seat is None:
+        return int(s.captured[g]) + int(s.penalty[g])
+    shown = int(s.friend[g]) if s.friend_trick[g] >= 0 else -1
+    public = [x for x in range(4) if x not in (int(s.dealer[g]), shown)]
+    return int(s.points_won[g, public].sum()) + (int(s.penalty[g]) if shown >= 0 else 0)
+
+
+def _friend_lines(s, g, seat) -> list[str]:
+    """"friend card: H:A", "friend revealed: seat 2" (RULES.md §10.6); the hidden friend only
+    in the whole table's view (``seat=None``)."""
+    card = int(s.friend_card[g])
+    if card < 0:
+        return []
+    lines = [f"friend card: {cards.name(card)}"]
+    friend = int(s.friend[g])
+    if s.friend_trick[g] >= 0:
+        lines.append(f"friend revealed: seat {friend} ({SEAT_NAMES[friend]}) in trick "
+                     f"{int(s.friend_trick[g]) + 1}")
+    elif seat is None or s.phase[g] == Phase.OVER:
+        hidden = "the dealer plays alone" if friend < 0 else f"seat {friend} ({SEAT_NAMES[friend]})"
+        lines.append(f"friend (not revealed): {hidden}")
+    else:
+        lines.append("friend not revealed yet")
+    return lines
 
 
 __all__ = ["SEAT_NAMES", "format_hand", "group_by_suit", "render_state"]

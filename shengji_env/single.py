@@ -23,6 +23,8 @@ import gymnasium
 import numpy as np
 
 from .aec import AGENTS, IllegalActionError, raw_env
+from .rules.config import _FIELDS as RULE_FIELDS
+from .rules.config import make_rules
 from .rules.seats import team
 
 
@@ -54,6 +56,11 @@ class SingleAgentEnv(gymnasium.Env):
         seats = tuple(int(x) for x in seats)
         if any(x not in range(4) for x in seats):
             raise ValueError(f"seats={seats!r}; expected seats 0-3, e.g. 0 or (0, 2)")
+        friends = make_rules(env_kwargs.get("rules"), **{k: v for k, v in env_kwargs.items()
+                                                         if k in RULE_FIELDS}).partnership
+        if friends == "FIND_FRIEND" and len(seats) != 1:
+            raise ValueError(f"seats={seats!r}: in find-friends mode partnerships change every hand "
+                             "(RULES.md §10.6); a learner plays one seat")
         if len({team(x) for x in seats}) != 1:
             raise ValueError(f"seats={seats!r} mixes both teams; a learner plays one team")
         render_mode = _supported_render_mode(render_mode, self.metadata["render_modes"])

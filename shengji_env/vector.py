@@ -4,7 +4,8 @@
     obs, mask, to_act, info = venv.reset()
     # obs float32[B, N] for each game's seat to act; mask bool[B, A]; to_act int64[B] seat 0-3
     obs, mask, to_act, rewards, done, info = venv.step(actions)   # actions int[B]
-    # rewards float32[B, 4] per absolute seat (zero-sum between teams); done bool[B]
+    # rewards float32[B, 4] per absolute seat (zero-sum between teams; find-friends: each seat
+    # gets its side's reward, zero-sum per side); done bool[B]
 
 **Same-step autoreset**: a game whose episode ends in ``step`` is restarted in the same call, so
 ``obs``/``mask``/``to_act`` always describe a live decision. The finished episode is reported
@@ -20,6 +21,10 @@ key                           shape               meaning
                                                   applied by ``auto_forced`` not counted)
 ``episode["attacker_points"]`` int64[k]           attackers' points of the last hand
 ``episode["team_levels"]``    int64[k, 2]         team levels after the episode
+``episode["seat_levels"]``    int64[k, 4]         find-friends only (instead of team levels):
+``episode["dealer_side"]``    bool[k, 4]          per-player levels, the last hand's dealer
+``episode["friend"]``         int64[k]            side, friend (-1: the dealer alone) and
+``episode["friend_card"]``    int64[k]            friend card (RULES.md §10.6)
 ============================  ==================  ==========================================
 
 The step's ``rewards`` rows of finished games are their final rewards. ``obs`` and ``mask`` are
@@ -132,7 +137,17 @@ class VecEnv:
                 "episode": {"return": self._return[G].copy(),
                             "length": self._length[G].copy(),
                             "attacker_points": s.attacker_points[G].astype(np.int64),
-                            "team_levels": s.team_levels[G].astype(np.int64)}}
+                            **self._levels_info(G)}}
+
+    def _levels_info(self, G) -> dict:
+        """Team levels, or (find-friends, RULES.md §10.6) per-seat levels and the last hand's
+        dealer side (each seat's reward is its side's; per side the rewards are zero-sum)."""
+        s = self.state
+        if not self.engine.find_friend:
+            return {"team_levels": s.team_levels[G].astype(np.int64)}
+        return {"seat_levels": s.seat_levels[G].astype(np.int64),
+                "dealer_side": s.dealer_side[G].copy(), "friend": s.friend[G].astype(np.int64),
+                "friend_card": s.friend_card[G].astype(np.int64)}
 
     def close(self):
         pass

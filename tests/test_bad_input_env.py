@@ -110,7 +110,8 @@ CASES = [
     (lambda: raw_env().reset(seed=-1), ValueError, ["seed=-1", "int >= 0"]),
     (lambda: raw_env().reset(seed=1.5), ValueError, ["seed=1.5", "int >= 0"]),
     (lambda: raw_env(decks=3), NotImplementedError, ["3- and 4-deck"]),
-    (lambda: raw_env(partnership="FIND_FRIEND"), NotImplementedError, ["FIND_FRIEND"]),
+    (lambda: raw_env(throw_decomposition="LEADER_DECLARED"), NotImplementedError,
+     ["LEADER_DECLARED"]),
     # SingleAgentEnv: types refused, step after the end, opponents checked
     (lambda: single_step(54.0), TypeError, ["action 54.0 (float)", "legal actions: 54 (pass)"]),
     (lambda: single_step("3"), TypeError, ["action '3' (str)"]),

@@ -102,7 +102,7 @@ CLI_CASES = [
     (["--rule", "kitty_multiplier=NOPE"], ["kitty_multiplier='NOPE'", "POWER"]),
     (["--rule", "nokey"], ["--rule 'nokey'", "NAME=VALUE"]),
     (["--rule", "decks=x"], ["decks='x'", "1-4"]),
-    (["--rule", "partnership=FIND_FRIEND"], ["FIND_FRIEND", "not playable yet"]),
+    (["--rule", "throw_decomposition=LEADER_DECLARED"], ["LEADER_DECLARED", "not implemented"]),
     (lambda root: (root / "folder").mkdir() or ["--save-deals", str(root / "folder")],
      ["folder': it is a folder", "file name"]),
     (["--bogus"], ["unrecognized arguments: --bogus"]),

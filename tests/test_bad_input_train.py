@@ -149,7 +149,8 @@ CASES = [
     ([*C, "--set", "learner.nope.gamma=1"], ["no learner stage named 'nope'", "ppo"]),
     # rules that validate but cannot be played yet
     ([*C, "--set", "rules.decks=3"], ["rules {'decks': 3}", "cannot be played yet", "3- and 4-deck"]),
-    ([*C, "--set", "rules.partnership=FIND_FRIEND"], ["'FIND_FRIEND'", "cannot be played yet"]),
+    ([*C, "--set", "rules.throw_decomposition=LEADER_DECLARED"],
+     ["'LEADER_DECLARED'", "cannot be played yet"]),
     ([*C, "--set", "rules.decks=9"], ["decks=9", "1-4"]),
     # seeds
     ([*C, "--set", "run.seed=-1"], ["seed=-1", ">= 0"]),

@@ -11,6 +11,10 @@ Per phase (DESIGN.md §4):
 * **bury**: void the short off-suits (fewest cards, no aces, no points), fill up with low
   off-suit cards; bury trump or points only when nothing else is left (RULES.md §5).
 * **play**: ``heuristic_play.plan_lead`` / ``plan_follow`` choose a whole play.
+* **friend** (find-friends, RULES.md §10.6): name an ace it lacks (no copy held or buried) of its
+  longest off-suit, so the friend is strong where the dealer leads; else one copy held; else a
+  king, else a joker; never a card that would leave it alone. In play it helps the partners the
+  observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``).
 
 A multi-card play (a lead, a follow, the bury) is planned once and emitted one ``CARD`` per
 call. The plan is a deterministic function of the observation *without* the selection block, so
@@ -36,7 +40,7 @@ from shengji_env.rules.actions import END, PASS, Phase, action_layout
 from ..base import BasePolicy, check_batch
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
-__all__ = ["HeuristicAgent", "plan_bury", "trump_strength"]
+__all__ = ["HeuristicAgent", "name_friend_card", "plan_bury", "trump_strength"]
 
 DECLARE_BASE = declare_rules.DECLARE_BASE
 
@@ -52,6 +56,35 @@ def trump_strength(hand: np.ndarray, trump: int, level: int) -> float:
         suit = hand[trump * 13: trump * 13 + 13] * (ranks != level)
         score += float(suit @ (1.0 + 0.04 * ranks))
     return float(score)
+
+
+def name_friend_card(view, ctx: TrumpContext, decks: int) -> int:
+    """The card id to name as the friend card (RULES.md §10.6) after the bury, in order of
+    preference: an off-suit ace, in the dealer's longest off-suit, of which he holds (or buried)
+    no copy — its holder then backs the suit the dealer leads; an off-suit ace he holds some of;
+    the same for kings; then a joker. Never a card with every copy in his hand or kitty (that
+    would leave him alone)."""
+    mine = view.hand.astype(np.int64) + view.kitty.astype(np.int64)  # hand and buried cards
+    eff = ctx.effective_suits
+    length = np.array([int(view.hand[eff == s].sum()) for s in range(5)])
+    best, best_score = None, -1e9
+    for c in range(54):
+        if mine[c] >= decks:
+            continue  # I hold (or buried) every copy: alone
+        rank = c % 13
+        if c >= 52:
+            score = -50.0 + c  # a joker: the friend has trump strength at least
+        elif eff[c] == TRUMP:
+            continue
+        elif rank == 12:
+            score = 20.0 + length[eff[c]] - 5.0 * mine[c]
+        elif rank == 11:
+            score = 0.0 + length[eff[c]] - 5.0 * mine[c]
+        else:
+            continue
+        if score > best_score:
+            best, best_score = c, score
+    return int(best if best is not None else int(np.argmin(mine)))
 
 
 def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,
@@ -185,6 +218,9 @@ class HeuristicAgent(BasePolicy):
             options = [i for i in range(mask.size - base) if mask[base + i]]
             return base + min(options, key=lambda i: (cards.points(view.candidates[i]),
                                                       int(view.candidates[i].sum())))
+        if view.phase == Phase.FRIEND:
+            return self._layout.friend_base + name_friend_card(view, self.ctx(view.level, view.trump),
+                                                               self.rules.decks)
         if view.phase not in (Phase.BURY, Phase.PLAY):
             return self._fallback(mask)
         plan = self._plan(view)
@@ -234,7 +270,7 @@ class HeuristicAgent(BasePolicy):
     # ---------------------------------------------------------------- declaring
     def _declare(self, view, mask: np.ndarray) -> int:
         legal = [a for a in range(DECLARE_BASE, DECLARE_BASE + len(self._table)) if mask[a]]
-        if not legal or view.declarer == 2:
+        if not legal or (view.declarer == 2 and view.my_side is None):
             return PASS  # never overturn the partner
         held = int(view.hand.sum())
         hand_size = self.rules.hand_size

@@ -71,6 +71,9 @@ class Table:
 
     ``hand``/``unseen``: ``int64[54]`` — my cards; cards I have not seen (other hands and, unless
     I am the dealer, the kitty). ``plays``: the current trick's plays in playing order.
+    ``partners``: relative seats known to be on my side (fixed partnership: {2}; find-friends:
+    what the observation tells, see :func:`known_partners`); ``rivals``: every other seat
+    but me (seats of unknown side count as rivals: they may ruff or overtake).
     """
 
     view: object
@@ -83,6 +86,9 @@ class Table:
     order: list = field(default_factory=list)   # relative seats in playing order of this trick
     plays: list = field(default_factory=list)   # int64[54] each, the plays so far
     after_me: list = field(default_factory=list)  # relative seats still to play after me
+    partners: frozenset = frozenset({2})
+    rivals: tuple = (1, 3)
+    dealer_side: bool = False  # I am (or, find-friends, probably am) on the dealer side
     _unseen_tops: dict = field(default_factory=dict)
 
     @classmethod
@@ -94,6 +100,11 @@ class Table:
         unseen = np.maximum(np.full(54, rules.decks, dtype=np.int64) - seen, 0)
         t = cls(view, rules, ctx, hand, unseen, ctx.effective_suits.astype(np.int64),
                 ctx.order_indices.astype(np.int64))
+        t.dealer_side = bool(view.dealer_side)
+        if view.my_side is not None:  # find-friends (RULES.md §10.6)
+            t.partners = known_partners(view)
+            t.rivals = tuple(r for r in (1, 2, 3) if r not in t.partners)
+            t.dealer_side = t.dealer_side or view.dealer in t.partners
         if not view.leading and view.trick_leader >= 0:
             t.order = [(view.trick_leader + i) % 4 for i in range(4)]
             me = t.order.index(0)
@@ -202,10 +213,28 @@ class Table:
         return bool(mine) and max(mine) >= self.unseen_top(suit, k, length)
 
 
+def known_partners(view) -> frozenset:
+    """Find-friends: the relative seats known to be on my side, from the observation alone —
+    the dealer for his friend (and for a seat of unknown side holding a copy of the friend card:
+    it probably is the friend); the shown friend for the dealer; once the friend is shown, the
+    other attackers for an attacker. Other seats of unknown side are not partners."""
+    shown, dealer = view.friend_shown, view.dealer
+    if view.my_side == 0:  # dealer side
+        if dealer == 0:
+            return frozenset({shown}) if shown > 0 else frozenset()
+        return frozenset({dealer})
+    if view.my_side == 1 and shown >= 0:  # attackers, and the friend is known
+        return frozenset({1, 2, 3} - {dealer, shown})
+    card = view.friend_card
+    if view.my_side == 2 and card >= 0 and view.hand[card] + view.played[0, card] > 0:
+        return frozenset({dealer})  # I may well be the friend: back the dealer
+    return frozenset()
+
+
 # -------------------------------------------------------------------------------- leading
 
 def _ruff_danger(t: Table, suit: int) -> bool:
-    return any(t.may_ruff(r, suit) for r in (1, 3))
+    return any(t.may_ruff(r, suit) for r in t.rivals)
 
 
 def plan_lead(t: Table) -> np.ndarray:
@@ -216,7 +245,7 @@ def plan_lead(t: Table) -> np.ndarray:
     options: list[tuple[float, np.ndarray]] = []
     my_trumps = int(t.suit_cards(hand, TRUMP).sum())
     unseen_trumps = int(t.suit_cards(t.unseen, TRUMP).sum())
-    opps_out_of_trump = view.voids[1, TRUMP] and view.voids[3, TRUMP]
+    opps_out_of_trump = all(view.voids[r, TRUMP] for r in t.rivals)
     for s in present:
         mine = t.suit_cards(hand, s)
         units = decompose(mine.astype(np.uint8), ctx)
@@ -227,8 +256,8 @@ def plan_lead(t: Table) -> np.ndarray:
                 play = sum(u.counts.astype(np.int64) for u in safe)
                 options.append((100 + 8 * play.sum() + cards.points(play), play))
             # the partner can ruff: lead my cheapest card of the suit
-            if (view.voids[2, s] and not view.voids[2, TRUMP]
-                    and not view.voids[1, s] and not view.voids[3, s]):
+            if (any(view.voids[p, s] and not view.voids[p, TRUMP] for p in t.partners)
+                    and not any(view.voids[r, s] for r in t.rivals)):
                 options.append((90, pick_cheapest(mine, 1, cost)))
             # low pairs / tractors without points: make the opponents spend structure
             for u in units:
@@ -245,8 +274,8 @@ def plan_lead(t: Table) -> np.ndarray:
             # long in trump: draw the opponents' trumps (the dealer side, or anyone holding
             # more trumps than all the others together)
             strong = (my_trumps >= max(3, unseen_trumps // 2) and not opps_out_of_trump
-                      and (view.dealer_side or my_trumps >= unseen_trumps))
-            if safe and (strong or (view.dealer_side and t.cards_left <= 6)):
+                      and (t.dealer_side or my_trumps >= unseen_trumps))
+            if safe and (strong or (t.dealer_side and t.cards_left <= 6)):
                 play = sum(u.counts.astype(np.int64) for u in safe)
                 options.append((85 + play.sum(), play))
             low = pick_cheapest(mine, 1, cost)
@@ -365,7 +394,7 @@ def _choose_ruff(t: Table, winner: int, points_now: int, late: bool,
         cheap = min(safe, key=lambda r: float(c["keep"] @ r))
         banked = min(safe, key=lambda r: float(c["give"] @ r))
         low = float(c["keep"] @ cheap) <= (TRUMP_BONUS + 6) * int(cheap.sum())
-        if points_now >= 5 or late or (2 in t.after_me and low):
+        if points_now >= 5 or late or (bool(t.partners & set(t.after_me)) and low):
             return banked if points_now >= 5 or late else cheap
         return None
     if points_now >= 15 or late:
@@ -382,7 +411,7 @@ def plan_follow(t: Table) -> np.ndarray:
     have = int(mine.sum())
     winner = t.winner_pos()
     winner_rel = t.order[winner]
-    partner_wins = winner_rel == 2
+    partner_wins = winner_rel in t.partners
     partner_safe = partner_wins and t.safe_against_later(t.plays[winner])
     points_now = sum(cards.points(p) for p in t.plays)
     late = t.cards_left <= 2 * n  # one of the last two tricks: the kitty is at stake

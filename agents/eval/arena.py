@@ -14,6 +14,15 @@ depend on the order the agents were named in — so ``play_deals((B, A))`` mirro
 
 ``play_deals`` drives the scalar reference ``rules.Game`` through ``core.observe.observe_game``;
 a batched-engine driver with the same signature and the same ``HandRecords`` can replace it.
+
+**Find-friends** (``partnership="FIND_FRIEND"``, RULES.md §10.6) has no fixed teams, so "A's
+team won" means nothing. Its strength metric (``friend_win_share``) is the **share of an agent's
+seat-hands on the winning side**: every deal is played with the agents' seats rotated (A in seats
+0 and 2, then in 1 and 3, so each agent holds each seat of each deal once); each of A's seats in
+each hand is one seat-hand, won when that seat's reward is positive (``reward="levels"``: the
+attackers when they take over, else the dealer side). Two equal agents do not score 50%: a
+dealer alone against three puts three seats on the winning side whenever he loses, so compare
+with ``b_share`` (the other agent's share of the same hands) and with equal-agent baselines.
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ __all__ = [
     "play_deals",
     "play_deals_batched",
     "play_hand",
+    "FriendShare",
+    "friend_win_share",
 ]
 
 DEALS_FORMAT_VERSION = 1  #: version of the .npz deal-set layout (bump on any change)
@@ -340,3 +351,66 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0,
                        dealer=dealer, a_dealer=seats.team(dealer) == a_seats, trump=s.trump.astype(np.int8),
                        attacker_points=s.attacker_points.astype(np.int16),
                        a_reward=total[np.arange(n), a_seats].astype(np.float32))
+
+
+@dataclass(frozen=True)
+class FriendShare:
+    """Find-friends strength (module docstring): ``a_share`` of A's ``a_seat_hands`` seat-hands
+    on the winning side, with its 95% Wilson interval ``a_ci``; ``b_share`` for B on the same
+    hands; ``hands`` played."""
+
+    a_share: float
+    a_ci: tuple[float, float]
+    b_share: float
+    a_seat_hands: int
+    hands: int
+
+
+def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
+                     seating: str = "one") -> FriendShare:
+    """Play every deal of ``deals`` with the agents' seats rotated through the batched engine
+    (a first hand each, as ``play_deals_batched``), ``policies = (A, B)``, and score the
+    seat-hand win share of find-friends (module docstring). ``seating="one"``: A holds one
+    seat and B the other three, each deal played four times with A in seat 0, 1, 2, 3;
+    ``"pairs"``: A holds seats 0 and 2, then 1 and 3 (each deal twice)."""
+    from shengji_env.core import Engine
+
+    from .stats import wilson
+
+    if len(policies) != 2:
+        raise ValueError(f"friend_win_share takes two policies (A, B), got {len(policies)}")
+    if rules.partnership != "FIND_FRIEND":
+        raise ValueError("friend_win_share is the find-friends metric; pass "
+                         "rules with partnership='FIND_FRIEND' (else use play_deals)")
+    if deals.num_card_decks != rules.decks:
+        raise ValueError(f"the deals use {deals.num_card_decks} deck(s) but the rules say "
+                         f"decks={rules.decks}")
+    if seating not in ("one", "pairs"):
+        raise ValueError(f"seating={seating!r}; expected 'one' or 'pairs'")
+    copies = 4 if seating == "one" else 2
+    n = copies * len(deals)
+    eng = Engine(rules, n, seed=seed)
+    s = eng.reset(decks=np.repeat(deals.decks, copies, axis=0).astype(np.int64),
+                  first_drawers=np.repeat(deals.first_drawers, copies))
+    # a_seat[row, seat]: agent A holds ``seat`` in hand ``row`` (rotated by one seat per copy)
+    shift = (np.arange(4)[None, :] - np.arange(n)[:, None]) % 4
+    a_seat = shift == 0 if seating == "one" else shift % 2 == 0
+    rng = np.random.default_rng(seed)
+    total = np.zeros((n, 4), dtype=np.float64)
+    actions = np.zeros(n, dtype=np.int64)
+    while not s.done.all():
+        mask = eng.legal_mask(s)
+        obs = eng.observe(s)
+        live = ~s.done
+        a_turn = live & a_seat[np.arange(n), np.maximum(s.to_act, 0)]
+        actions[:] = 0
+        for policy, mine in ((policies[0], a_turn), (policies[1], live & ~a_turn)):
+            rows = np.flatnonzero(mine)
+            if rows.size:
+                actions[rows] = policy.act_batch(obs[rows], mask[rows], rng)
+        s, rewards, _ = eng.step(s, actions)
+        total += rewards
+    won = total > 0
+    a_wins, a_n = int(won[a_seat].sum()), int(a_seat.sum())
+    return FriendShare(a_share=a_wins / a_n, a_ci=wilson(a_wins, a_n),
+                       b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n)

@@ -36,7 +36,7 @@ from .state import BatchState
 from .tables import Switches, Tables
 
 # plain ints for the hot paths (an IntEnum member lookup costs more than the array work at B=1)
-DECLARE, NAME, BURY, PLAY, CHOOSE, OVER = (int(p) for p in Phase)
+DECLARE, NAME, BURY, PLAY, CHOOSE, OVER, FRIEND = (int(p) for p in Phase)
 
 
 def _is_int(x) -> bool:
@@ -54,10 +54,11 @@ class Engine:
 
     ``episode``: ``"hand"`` (one hand per episode) or ``"match"`` (hands until a team passes A);
     ``reward``: ``"levels"``, ``"points"`` or ``"win"``; ``levels``: the teams' starting levels
-    (``(0, 0)`` = both at 2) or ``"random"``; ``dealer``: ``None`` (first hand: the dealer is
-    chosen by declaring), a seat, or ``"random"`` (random levels need a dealer: then it is
-    random too); ``auto_forced``: apply decisions that have exactly one legal action inside
-    ``step`` (they are still logged).
+    (``(0, 0)`` = both at 2) or ``"random"`` — in find-friends mode also four per-player levels
+    (RULES.md §10.6; two are spread to the fixed teams' seats, ``"random"`` draws four);
+    ``dealer``: ``None`` (first hand: the dealer is chosen by declaring), a seat, or
+    ``"random"`` (random levels need a dealer: then it is random too); ``auto_forced``: apply
+    decisions that have exactly one legal action inside ``step`` (they are still logged).
     """
 
     def __init__(self, rules: Rules | None = None, num_games: int = 1, seed: int = 0, *,
@@ -82,11 +83,13 @@ class Engine:
                 ranks = tuple(cards.rank_index(int(x) if _is_int(x) else x) for x in levels)
             except (TypeError, ValueError):
                 ranks = ()
-            if len(ranks) != 2:
-                raise ValueError(f"levels={levels!r}; expected two ranks (2..A or 0-12) or "
+            find_friend = cfg.partnership == "FIND_FRIEND"
+            if len(ranks) != 2 and not (find_friend and len(ranks) == 4):
+                many = "two or four (find-friends: per player)" if find_friend else "two"
+                raise ValueError(f"levels={levels!r}; expected {many} ranks (2..A or 0-12) or "
                                  "'random'")
             levels = ranks
-        if levels != "random" and dealer is None and levels[0] != levels[1]:
+        if levels != "random" and dealer is None and len(set(levels)) != 1:
             raise ValueError("a first hand (dealer=None) needs both teams at the same level")
         if not (dealer is None or (isinstance(dealer, str) and dealer == "random")
                 or (_is_int(dealer) and 0 <= dealer <= 3)):
@@ -95,6 +98,7 @@ class Engine:
         self.num_games, self.seed = int(num_games), int(seed)
         self.episode, self.reward, self.levels, self.dealer = episode, reward, levels, dealer
         self.auto_forced = bool(auto_forced)
+        self.find_friend = cfg.partnership == "FIND_FRIEND"
         self.tables = Tables(cfg)
         self.switches = Switches.from_rules(cfg)
         self.layout = action_layout(cfg)
@@ -103,7 +107,7 @@ class Engine:
         self.obs_layout = observe.layout(cfg)  # cached here: hashing a Rules costs µs per call
         self._mask_fill = {DECLARE: deal.mask_declare, BURY: trick.mask_bury,
                            PLAY: trick.mask_play, NAME: hand.mask_name,
-                           CHOOSE: trick.mask_choose}
+                           CHOOSE: trick.mask_choose, FRIEND: hand.mask_friend}
 
     # ------------------------------------------------------------------ episodes
     def reset(self, seeds=None, decks=None, first_drawers=None) -> BatchState:
@@ -161,7 +165,9 @@ class Engine:
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase))
-        for phase in np.flatnonzero(count[:OVER]):
+        for phase in np.flatnonzero(count):
+            if phase == OVER:
+                continue
             fill = self._mask_fill[phase]
             if count[phase] == s.num_games:  # all games in one phase (common): fill in place
                 fill(self, s, np.arange(s.num_games), mask)
@@ -274,6 +280,8 @@ class Engine:
         log.record_one(s, 0, action)
         if int(s.phase[0]) == PLAY:
             one_game.step_play(self, s, 0, action, rewards)
+            if self.find_friend:
+                hand.note_reveals(self, s, np.zeros(1, dtype=np.int64))
         else:
             self._apply_phase(s, int(s.phase[0]), np.zeros(1, dtype=np.int64), np.array([action]),
                               rewards)
@@ -291,16 +299,23 @@ class Engine:
         windows that closed and the hands that ended, and ``hand`` takes them on."""
         if phase == PLAY:
             ended = trick.step_play(self, s, G, actions)
+            if self.find_friend:  # before scoring: the last trick may show the friend
+                hand.note_reveals(self, s, G)
             if ended is not None:
                 hand.end_hands(self, s, ended, rewards)
         elif phase == DECLARE:
             hand.finish_declaring(self, s, deal.step_declare(self, s, G, actions))
         elif phase == BURY:
             trick.step_bury(self, s, G, actions)
+            hand.after_bury(self, s, G)
         elif phase == NAME:
             hand.step_name(self, s, G, actions)
+        elif phase == FRIEND:
+            hand.step_friend(self, s, G, actions)
         else:
             trick.step_choose(self, s, G, actions)
+            if self.find_friend:
+                hand.note_reveals(self, s, G)
 
 
 __all__ = ["DECLARE_BASE", "PASS", "BatchState", "Engine"]

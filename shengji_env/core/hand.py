@@ -6,6 +6,12 @@ functions here, which fix dealer and trump (RULES.md §4.4-4.6), begin the bury 
 hand (§10) and deal the next one in match mode, exactly as ``rules.Game``. Per-game work that is
 rare or complex (a tractor in the kitty basis, mandatory levels) calls ``rules.scoring``.
 
+Find-friends (``partnership="FIND_FRIEND"``, RULES.md §10.6): after the bury the dealer names
+the friend card (phase FRIEND, ``mask_friend`` / ``step_friend``; a per-game loop, once a hand);
+``dealer_side`` then holds the true side, so tricks, penalties and the kitty count for the actual
+sides from the first trick; ``note_reveals`` records when the friend shows himself; levels are
+per player and the next dealer follows §10.4's equivalent formulation.
+
 Functions take ``eng`` (the engine: configuration, tables, switches), the ``BatchState`` and
 ``G``, an ``int64[g]`` array of game indices.
 """
@@ -21,7 +27,7 @@ from ..rules.order import NT
 from . import deal, log, trick
 from .tables import context_id
 
-OVER = int(Phase.OVER)
+OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
 
 
 # ------------------------------------------------------------------------------ start
@@ -31,9 +37,10 @@ def start_episodes(eng, s, G) -> None:
     (their random streams continue)."""
     dealers, drawers = [], []
     for g in G:
-        levels = (s.setup_rng(g).integers(13, size=2) if eng.levels == "random"
+        n = 4 if eng.find_friend else 2  # find-friends: per-player levels (§10.6)
+        levels = (s.setup_rng(g).integers(13, size=n) if eng.levels == "random"
                   else np.asarray(eng.levels))
-        s.seat_levels[g] = levels[seats.team(np.arange(4))]
+        s.seat_levels[g] = levels if levels.size == 4 else levels[seats.team(np.arange(4))]
         dealer = eng.dealer
         if dealer == "random":
             dealer = int(s.setup_rng(g).integers(4))
@@ -47,6 +54,7 @@ def start_episodes(eng, s, G) -> None:
         s.log_len[g] = 0
     s.done[G] = False
     s.winner_team[G] = -1
+    s.winner_seats[G] = False
     s.mask = None
     start_hands(eng, s, G, np.array(dealers), np.array(drawers))
 
@@ -62,8 +70,8 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
             s.deck[g] = new_deck(s.rng(g), cfg.decks)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
     s.first_hand[G] = dealers < 0
-    s.dealer_side[G] = np.where((dealers >= 0)[:, None],
-                                seats.FIXED_DEALER_SIDE[np.maximum(dealers, 0)], False)
+    s.dealer_side[G] = np.where((dealers >= 0)[:, None], _initial_side(eng, np.maximum(dealers, 0)),
+                                False)
     # a first hand: both teams are at the same level (checked by the engine)
     s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
     for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
@@ -71,8 +79,9 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
                  "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
                  "window_passes"):
         getattr(s, name)[G] = 0
+    s.points_won[G] = 0
     for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
-                 "window_seat", "throw_beater"):
+                 "window_seat", "throw_beater", "friend_card", "friend", "friend_trick"):
         getattr(s, name)[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
@@ -135,10 +144,18 @@ def step_name(eng, s, G, actions) -> None:
         begin_bury(eng, s, int(g), int(s.dealer[g]), int(a) - eng.layout.name_base)
 
 
+def _initial_side(eng, dealers):
+    """``bool[g, 4]``: the dealer side once the dealer is known — his fixed team, or (find-friends)
+    the dealer alone until the friend card is named."""
+    if eng.find_friend:
+        return np.arange(4)[None, :] == np.asarray(dealers).reshape(-1, 1)
+    return seats.FIXED_DEALER_SIDE[dealers]
+
+
 def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
     """Dealer and trump are fixed: the dealer takes the kitty (§5)."""
     s.dealer[g], s.trump[g] = dealer, trump
-    s.dealer_side[g] = seats.FIXED_DEALER_SIDE[dealer]
+    s.dealer_side[g] = _initial_side(eng, [dealer])[0]
     s.level[g] = s.seat_levels[g, dealer]
     s.ctx[g] = context_id(int(s.level[g]), trump)
     s.eff[g] = eng.tables.eff[s.ctx[g]]
@@ -149,6 +166,51 @@ def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
     s.phase[g], s.to_act[g] = Phase.BURY, dealer
     if eng.cfg.kitty_size == 0:
         trick.begin_play(s, np.array([g]))
+        after_bury(eng, s, np.array([g]))
+
+
+# ------------------------------------------------------------------------------ find-friends §10.6
+
+def after_bury(eng, s, G) -> None:
+    """Games ``G`` may have finished burying (``trick.step_bury`` began their play): in
+    find-friends mode the dealer names the friend card before the first lead (§5.4)."""
+    if eng.find_friend:
+        F = G[s.phase[G] == PLAY]
+        s.phase[F] = FRIEND  # to_act is already the dealer
+
+
+def mask_friend(eng, s, G, out) -> None:
+    """Legal actions in phase FRIEND: every card identity (§10.6: trump, level cards and jokers
+    too; a card the dealer holds every copy of makes him play alone)."""
+    base = eng.layout.friend_base
+    out[:, base:base + 54] = True
+
+
+def step_friend(eng, s, G, actions) -> None:
+    """Apply FRIEND ids: resolve the friend on the hands after the bury (kitty copies belong to
+    nobody, AMB-16), fix the dealer side, and begin the play."""
+    for g, a in zip(G, actions):
+        g, card = int(g), int(a) - eng.layout.friend_base
+        dealer = int(s.dealer[g])
+        friend = scoring.resolve_friend(dealer, card, s.hands[g], eng.cfg.decks)
+        s.friend_card[g] = card
+        s.friend[g] = -1 if friend is None else friend
+        s.dealer_side[g] = (np.arange(4) == dealer) | (np.arange(4) == s.friend[g])
+    trick.begin_play(s, G)
+
+
+def note_reveals(eng, s, G) -> None:
+    """The friend shows himself by playing a copy of the friend card: record the trick in which
+    he did (``friend_trick``). Called after every play step of find-friends games (a step that
+    finished a trick has moved its cards to ``played``: that was the previous trick)."""
+    G = G[(s.friend[G] >= 0) & (s.friend_trick[G] < 0)]
+    if not G.size:
+        return
+    f, c = s.friend[G].astype(np.int64), s.friend_card[G].astype(np.int64)
+    now = s.trick[G, f, c] > 0
+    earlier = s.played[G, f, c] > 0
+    hit = now | earlier
+    s.friend_trick[G[hit]] = np.where(now, s.tricks_done[G], s.tricks_done[G] - 1)[hit]
 
 
 # ------------------------------------------------------------------------------ scoring §10
@@ -157,6 +219,8 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     """Score finished hands (§10), write rewards, then end the episodes or deal on."""
     cfg, sw = eng.cfg, eng.switches
     G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus.copy()
+    if eng.find_friend:
+        note_reveals(eng, s, G)
     dealer = s.dealer[G].astype(np.int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
     dug = attackers[np.arange(G.size), winners]
@@ -176,8 +240,14 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     att_gain = np.where(take, (p - 2 * step) // step, 0)
     s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
     _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
-    s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4
-    over = s.winner_team[G] >= 0
+    if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
+        for i, g in enumerate(G):
+            out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
+            side = frozenset(np.flatnonzero(s.dealer_side[g]).tolist())
+            s.next_dealer[g] = scoring.next_dealer(int(dealer[i]), out, cfg, dealer_side=side)
+    else:
+        s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4
+    over = s.winner_seats[G].any(1)
     rewards[G] += _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over)
     if eng.episode == "match":
         more = G[~over]
@@ -190,7 +260,24 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
 
 
 def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
-    """§10.3-10.5: the side that goes up gains its levels; a team passing A wins."""
+    """§10.3-10.5: the side that goes up gains its levels; a team passing A wins. Find-friends
+    (§10.6): each seat of the gaining side gains from its own level; seats passing A win."""
+    if eng.find_friend:
+        if eng.switches.vector_levels:
+            gainers = s.dealer_side[G] != take[:, None]        # bool[g, 4]
+            gain = np.where(take, att_gain, dealer_gain)[:, None]
+            target = s.seat_levels[G].astype(np.int64) + np.where(gainers, gain, 0)
+            s.winner_seats[G] = gainers & (target > 12)
+            s.seat_levels[G] = np.minimum(target, 12)
+            return
+        for i, g in enumerate(G):
+            out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
+            levels, w = scoring.apply_seat_level_change(
+                s.seat_levels[g].tolist(), s.dealer_side[g], out, eng.cfg,
+                attackers_won_last_trick=bool(dug[i]))
+            s.seat_levels[g] = levels
+            s.winner_seats[g] = np.isin(np.arange(4), list(w))
+        return
     team = np.where(take, 1 - seats.team(dealer), seats.team(dealer))
     if eng.switches.vector_levels:
         # seat t (0 or 1) is on team t: its level is the team's
@@ -199,6 +286,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
         gainers = seats.SEATS_OF_TEAM[team]          # bool[g, 4]
         s.seat_levels[G] = np.where(gainers, np.minimum(target, 12)[:, None], s.seat_levels[G])
         s.winner_team[G] = np.where(won, team, -1)
+        s.winner_seats[G] = won[:, None] & gainers
         return
     for i, g in enumerate(G):  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules
         out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
@@ -207,6 +295,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
                                                eng.cfg, attackers_won_last_trick=bool(dug[i]))
         s.seat_levels[g] = np.asarray(levels)[seats.team(np.arange(4))]
         s.winner_team[g] = -1 if w is None else w
+        s.winner_seats[g] = w is not None and seats.SEATS_OF_TEAM[w]
 
 
 def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over):
@@ -219,12 +308,10 @@ def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, ove
     else:
         r = np.where(take, 1.0, -1.0).astype(np.float32)
     per_seat = np.where(attackers, r[:, None], -r[:, None])
-    if eng.reward == "win" and eng.episode == "match":  # ±1 for the match winner only
-        winner = s.winner_team[G]
-        won = seats.SEATS_OF_TEAM[np.maximum(winner, 0)]
-        per_seat = np.where(over[:, None], np.where(won, 1.0, -1.0), 0)
+    if eng.reward == "win" and eng.episode == "match":  # ±1 for the match winners only
+        per_seat = np.where(over[:, None], np.where(s.winner_seats[G], 1.0, -1.0), 0)
     return per_seat
 
 
-__all__ = ["begin_bury", "end_hands", "finish_declaring", "mask_name", "start_episodes",
-           "start_hands", "step_name"]
+__all__ = ["after_bury", "begin_bury", "end_hands", "finish_declaring", "mask_friend", "mask_name",
+           "note_reveals", "start_episodes", "start_hands", "step_friend", "step_name"]

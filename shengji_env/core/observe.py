@@ -33,6 +33,28 @@ team_levels   26      one-hot level of my team, then of the other team (match pr
 candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
 ============  ======  ====================================================================
 
+Find-friends (``partnership="FIND_FRIEND"``, RULES.md §10.6) changes the layout (the default one
+stays frozen): ``phase`` has 7 entries (… OVER, FRIEND), ``team_levels`` is omitted (levels are
+per player), and these blocks are appended:
+
+============  ======  ====================================================================
+friend_card   55      one-hot friend card identity, or "not named yet"
+my_side       3       one-hot what I know of my side: dealer side, attackers, not known
+                      (``rules.seats.known_side``: the dealer and a seat that can deduce it
+                      know early; the others learn when the friend shows himself)
+friend_shown  5       one-hot relative seat of the friend once he has played a copy of the
+                      friend card, or "not yet" (a dealer alone is never shown)
+friend_trick  1       (trick in which he showed himself + 1) / tricks per hand; 0 before
+seat_levels   4×13    one-hot level of each relative seat
+============  ======  ====================================================================
+
+and two existing blocks change meaning so that they do not leak the hidden partnership:
+``dealer_side`` is 1 iff ``my_side`` is "dealer side", and ``attacker_points`` holds the points
+won in tricks by seats not known to be on the dealer side (not the dealer, not the shown friend)
+— before the reveal that is "points won by the non-dealer players", as the table tracks them in
+real play; it includes throw penalties only once the friend is shown. The true attackers' score
+(state ``captured``) decides the hand.
+
 ``layout(cfg)`` returns the offsets; ``decode(observation, cfg)`` gives an
 ``ObservationView`` with the blocks by name, so agents never read offsets.
 
@@ -53,6 +75,7 @@ import numpy as np
 
 from ..rules import seats
 from ..rules.actions import MAX_CHOICES, Phase
+from ..rules.seats import KNOWN_DEALER_SIDE, known_side
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
 # relative seat r → absolute seat, per observer: index arrays made once (a list index is
@@ -64,13 +87,18 @@ CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "
 
 
 def _blocks(cfg) -> list[tuple[str, int]]:
+    friends = cfg.partnership == "FIND_FRIEND"
     blocks = [("hand", 54), ("selection", 54), ("trick", 216), ("trick_leader", 4),
               ("played", 216), ("shown", 216), ("revealed", 216), ("kitty", 54),
               ("voids", 20), ("level", 13), ("trump", 6), ("dealer", 5), ("declarer", 5),
-              ("declaration", 4), *((name, 1) for name in SCALARS), ("phase", 6),
-              ("team_levels", 26)]
+              ("declaration", 4), *((name, 1) for name in SCALARS), ("phase", 7 if friends else 6)]
+    if not friends:
+        blocks.append(("team_levels", 26))
     if cfg.failed_throw_choice == "NEXT_PLAYER":
         blocks.append(("candidates", MAX_CHOICES * 54))
+    if friends:
+        blocks += [("friend_card", 55), ("my_side", 3), ("friend_shown", 5), ("friend_trick", 1),
+                   ("seat_levels", 52)]
     return blocks
 
 
@@ -115,8 +143,14 @@ class ObservationView:
     leading: bool             # I am leading the current trick
     dealer_side: bool         # I am on the dealer side
     phase: Phase
-    team_levels: tuple        # (my team, other team), rank indices
+    team_levels: tuple | None  # (my team, other team), rank indices; None in find-friends mode
     candidates: np.ndarray | None  # uint8[MAX_CHOICES, 54] or None
+    # find-friends mode only (None otherwise)
+    friend_card: int | None = None    # card id, -1 not named yet
+    my_side: int | None = None        # rules.seats.KNOWN_DEALER_SIDE / KNOWN_ATTACKER / SIDE_UNKNOWN
+    friend_shown: int | None = None   # relative seat of the shown friend, -1 not yet
+    friend_trick: int | None = None   # trick in which he showed himself, -1 not yet
+    seat_levels: tuple | None = None  # level of each relative seat
 
 
 def _onehot_index(v: np.ndarray) -> int:
@@ -158,8 +192,19 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         leading=scalar("leading") > 0.5, dealer_side=scalar("dealer_side") > 0.5,
         phase=Phase(_onehot_index(obs[at["phase"]])),
         team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
-                     _onehot_index(obs[at["team_levels"]][13:])),
-        candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None)
+                     _onehot_index(obs[at["team_levels"]][13:])) if "team_levels" in at else None,
+        candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None,
+        **(_decode_friend(obs, at, hand_size) if "friend_card" in at else {}))
+
+
+def _decode_friend(obs, at, hand_size) -> dict:
+    card = _onehot_index(obs[at["friend_card"]])
+    shown = _onehot_index(obs[at["friend_shown"]])
+    levels = obs[at["seat_levels"]].reshape(4, 13)
+    return dict(friend_card=-1 if card == 54 else card, my_side=_onehot_index(obs[at["my_side"]]),
+                friend_shown=-1 if shown == 4 else shown,
+                friend_trick=int(round(float(obs[at["friend_trick"].start]) * hand_size)) - 1,
+                seat_levels=tuple(_onehot_index(r) for r in levels))
 
 
 def observe_game(game, seat: int | None = None) -> np.ndarray:
@@ -207,11 +252,29 @@ def observe_game(game, seat: int | None = None) -> np.ndarray:
     obs[at["leading"]] = float(game.phase == Phase.PLAY and game.leader == seat and not game.trick)
     obs[at["dealer_side"]] = float(game.dealer is not None and seats.same_team(game.dealer, seat))
     obs[at["phase"].start + int(game.phase)] = 1
-    obs[at["team_levels"].start + game.levels[seats.team(seat)]] = 1
-    obs[at["team_levels"].start + 13 + game.levels[1 - seats.team(seat)]] = 1
+    if "team_levels" in at:
+        obs[at["team_levels"].start + game.levels[seats.team(seat)]] = 1
+        obs[at["team_levels"].start + 13 + game.levels[1 - seats.team(seat)]] = 1
     if "candidates" in at:
         for i, c in enumerate(game.candidates):
             obs[at["candidates"].start + 54 * i: at["candidates"].start + 54 * (i + 1)] = c
+    if "friend_card" in at:  # find-friends blocks (module docstring)
+        card = -1 if game.friend_card is None else game.friend_card
+        shown = -1 if game.friend_shown is None else game.friend_shown
+        dealer = -1 if game.dealer is None else game.dealer
+        copies = (game.played + trick)[:, max(card, 0)].astype(np.int64)  # int[4], played copies
+        held = int(game.hands[seat, max(card, 0)]) + int(copies[seat])
+        side = int(known_side([seat], [dealer], [card], cfg.decks, [held], [copies], [shown])[0])
+        obs[at["my_side"].start + side] = 1
+        obs[at["dealer_side"]] = float(side == KNOWN_DEALER_SIDE)
+        obs[at["friend_card"].start + (54 if card < 0 else card)] = 1
+        obs[at["friend_shown"].start + (4 if shown < 0 else (shown - seat) % 4)] = 1
+        if shown >= 0:
+            obs[at["friend_trick"]] = (game.friend_trick + 1) / hand_size
+        for r, x in enumerate(rel):
+            obs[at["seat_levels"].start + 13 * r + game.levels[x]] = 1
+        public = sum(game.points_won[x] for x in range(4) if x not in (dealer, shown))
+        obs[at["attacker_points"]] = (public + (game.penalty if shown >= 0 else 0)) / (100 * cfg.decks)
     return obs
 
 
@@ -271,13 +334,40 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     out[:, at["leading"].start] = (s.phase == PLAY) & (leader == seat) & (s.in_trick == 0)
     out[:, at["dealer_side"].start] = s.dealer_side[ar, seat]
     out[ar, at["phase"].start + phase] = 1
-    # team levels: mine, then the other team's (my next player's)
-    levels = s.seat_levels.astype(np.int64)
-    out[ar, at["team_levels"].start + levels[ar, seat]] = 1
-    out[ar, at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]] = 1
+    if "team_levels" in at:  # team levels: mine, then the other team's (my next player's)
+        levels = s.seat_levels.astype(np.int64)
+        out[ar, at["team_levels"].start + levels[ar, seat]] = 1
+        out[ar, at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]] = 1
     if "candidates" in at:
         out[:, at["candidates"]] = s.candidates.reshape(B, -1)
+    if "friend_card" in at:
+        _observe_friend(cfg, at, s, out, seat)
     return out
+
+
+def _observe_friend(cfg, at, s, out, seat):
+    """The find-friends blocks (module docstring) of every game into ``out`` (``float32[B, N]``,
+    those blocks zero) for ``seat`` (``int64[B]``), as ``observe_game``."""
+    B = seat.size
+    ar = np.arange(B)
+    dealer, card = s.dealer.astype(np.int64), s.friend_card.astype(np.int64)
+    c = np.maximum(card, 0)
+    shown = np.where(s.friend_trick >= 0, s.friend, -1).astype(np.int64)
+    copies = (s.played[ar, :, c] + s.trick[ar, :, c]).astype(np.int64)  # int[B, 4]
+    held = s.hands[ar, seat, c] + copies[ar, seat]
+    side = known_side(seat, dealer, card, cfg.decks, held, copies, shown)
+    out[ar, at["my_side"].start + side] = 1
+    out[:, at["dealer_side"].start] = side == KNOWN_DEALER_SIDE
+    out[ar, at["friend_card"].start + np.where(card < 0, 54, card)] = 1
+    out[ar, at["friend_shown"].start + np.where(shown < 0, 4, (shown - seat) % 4)] = 1
+    out[:, at["friend_trick"].start] = np.where(shown >= 0, (s.friend_trick + 1) / cfg.hand_size, 0)
+    rel = (seat[:, None] + np.arange(4)) % 4
+    levels = s.seat_levels[ar[:, None], rel].astype(np.int64)
+    out[ar[:, None], at["seat_levels"].start + 13 * np.arange(4)[None, :] + levels] = 1
+    seat_ids = np.arange(4)[None, :]
+    public = (seat_ids != dealer[:, None]) & (seat_ids != shown[:, None])
+    points = (s.points_won * public).sum(1) + np.where(shown >= 0, s.penalty, 0)
+    out[:, at["attacker_points"].start] = points / (100 * cfg.decks)
 
 
 def _observe_one(cfg, at, s, row, seat=None):
@@ -317,7 +407,10 @@ def _observe_one(cfg, at, s, row, seat=None):
     row[at["leading"].start] = phase == PLAY and leader == seat and in_trick == 0
     row[at["dealer_side"].start] = s.dealer_side[0, seat]
     row[at["phase"].start + phase] = 1
-    row[at["team_levels"].start + int(s.seat_levels[0, seat])] = 1
-    row[at["team_levels"].start + 13 + int(s.seat_levels[0, (seat + 1) % 4])] = 1
+    if "team_levels" in at:
+        row[at["team_levels"].start + int(s.seat_levels[0, seat])] = 1
+        row[at["team_levels"].start + 13 + int(s.seat_levels[0, (seat + 1) % 4])] = 1
     if "candidates" in at:
         row[at["candidates"]] = s.candidates[0].ravel()
+    if "friend_card" in at:
+        _observe_friend(cfg, at, s, row[None], np.array([seat], dtype=np.int64))

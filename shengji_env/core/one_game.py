@@ -280,8 +280,10 @@ def end_trick(eng, s, g: int, rewards) -> None:
     else:
         win = _winner(s, g, plays)
     win_seat = (leader + win) % 4
+    pts = int(plays.sum(0, dtype=np.int16) @ cards.POINTS)
+    s.points_won[g, win_seat] += pts
     if not s.dealer_side[g, win_seat]:  # the attackers take the points
-        s.captured[g] += int(plays.sum(0, dtype=np.int16) @ cards.POINTS)
+        s.captured[g] += pts
     s.played[g] += s.trick[g]
     s.last_lead[g] = s.lead[g]
     s.last_winner[g] = win_seat

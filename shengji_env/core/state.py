@@ -65,7 +65,13 @@ class BatchState:
       seat_levels int8[B, 4]      level of each seat (partners share one in the fixed
                                   partnership; the team levels of RULES.md §10)
       dealer_side bool[B, 4]      seat is on the dealer side this hand (all False while the
-                                  dealer is not decided)
+                                  dealer is not decided; find-friends: the dealer alone until
+                                  the friend card is named, then the true side, hidden)
+      friend_card int8[B]         find-friends: the named card identity (-1 not named yet)
+      friend     int8[B]          find-friends: the friend's seat (-1: not named yet, or alone)
+      friend_trick int8[B]        the trick (0-based) in which the friend played a copy of the
+                                  friend card and so showed himself (-1 not yet)
+      points_won int16[B, 4]      card points in the tricks each seat won this hand (public)
       leader     int8[B]          seat leading the current trick
       lead_n     int8[B]          cards in the lead (0: no lead yet)
       lead_suit  int8[B]          effective suit of the lead
@@ -80,7 +86,8 @@ class BatchState:
       attacker_points int16[B]    final P of the last finished hand
       outcome    int8[B, 3]       its LevelOutcome: dealer side gain, take over, attackers gain
       done       bool[B]          the episode is over
-      winner_team int8[B]         match winner (-1 none yet)
+      winner_team int8[B]         match winner (-1 none yet; always -1 in find-friends mode)
+      winner_seats bool[B, 4]     seats that won the match (fixed: the winning team's two)
       next_dealer int8[B]         dealer of the next hand (after a hand ends)
       last_lead  uint8[B, 54]     lead of the last finished trick
       last_winner int8[B]         seat that won the last finished trick
@@ -139,6 +146,10 @@ class BatchState:
     idx: np.ndarray
     seat_levels: np.ndarray
     dealer_side: np.ndarray
+    friend_card: np.ndarray
+    friend: np.ndarray
+    friend_trick: np.ndarray
+    points_won: np.ndarray
     leader: np.ndarray
     lead_n: np.ndarray
     lead_suit: np.ndarray
@@ -154,6 +165,7 @@ class BatchState:
     outcome: np.ndarray
     done: np.ndarray
     winner_team: np.ndarray
+    winner_seats: np.ndarray
     next_dealer: np.ndarray
     last_lead: np.ndarray
     last_winner: np.ndarray
@@ -183,6 +195,7 @@ class BatchState:
             "deal_counts": ((B, 4 * cfg.hand_size, 6), np.int8),
             "deal_next": ((B, 4 * cfg.hand_size + 1), np.int16), "dealt": ((B,), np.int16),
             "seat_levels": ((B, 4), np.int8), "dealer_side": ((B, 4), bool),
+            "points_won": ((B, 4), np.int16), "winner_seats": ((B, 4), bool),
             "eff": ((B, 54), np.int8),
             "idx": ((B, 54), np.int8), "ctx": ((B,), np.int16), "lead_tractor": ((B,), bool),
             "first_hand": ((B,), bool), "done": ((B,), bool), "captured": ((B,), np.int16),

@@ -371,6 +371,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     pts = plays.sum(1, dtype=np.int16) @ cards.POINTS
     attackers_won = ~s.dealer_side[G, win_seat]
     s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
+    s.points_won[G, win_seat] += pts.astype(np.int16)
     s.played[G] += s.trick[G]
     s.last_lead[G] = s.lead[G]
     s.last_winner[G] = win_seat

@@ -10,7 +10,9 @@ id            meaning
 55            ``END``: the leader ends the selection; the selected cards are the lead
 56 …          ``DECLARE``: ``rules.declare.declaration_actions(cfg)[i]`` is id ``56 + i``
 then          ``NAME`` (5 ids S, H, C, D, NT; only ``declaration_mode="POST_DEAL_PARTNER_FIRST"``),
-              ``CHOOSE`` (``MAX_CHOICES`` ids; only ``failed_throw_choice="NEXT_PLAYER"``)
+              ``CHOOSE`` (``MAX_CHOICES`` ids; only ``failed_throw_choice="NEXT_PLAYER"``),
+              ``FRIEND`` (54 ids, ``FRIEND(c)`` names card identity ``c`` as the friend card;
+              only ``partnership="FIND_FRIEND"``, RULES.md §10.6)
 ============  ==============================================================================
 
 The default layout (2 decks, default rules: ``A = 66``) is frozen: new ids appear only with the
@@ -33,6 +35,7 @@ DECLARE_BASE = declare.DECLARE_BASE
 MAX_CHOICES = 5  # failing unit types of one 2-deck throw: single, pair, ≤3 tractor lengths
 NUM_NAME_ACTIONS = 5  # NAME: S, H, C, D, NT
 NAME_LABELS = ("S", "H", "C", "D", "NT")
+NUM_FRIEND_ACTIONS = cards.NUM_CARDS  # FRIEND(c): any of the 54 identities (§10.6)
 
 
 class Phase(IntEnum):
@@ -44,18 +47,21 @@ class Phase(IntEnum):
     PLAY = 3     # tricks: CARD ids build the play, END ends a lead (§7-9)
     CHOOSE = 4   # a failed throw: the leader's next player picks the unit led (§7.4.3)
     OVER = 5     # the episode is over
+    FRIEND = 6   # find-friends: after the bury the dealer names the friend card (§10.6); a value
+    #              after OVER so that the default phases keep their numbers (frozen layout)
 
 
 @dataclass(frozen=True)
 class ActionLayout:
     """Action ids for a ruleset: CARD 0-53, PASS 54, END 55, DECLARE from 56, then ``NAME`` if
-    trump can be named, ``CHOOSE`` if a player picks a failed throw's unit. ``-1`` marks a block
-    that this ruleset does not have; ``size`` is ``A``."""
+    trump can be named, ``CHOOSE`` if a player picks a failed throw's unit, ``FRIEND`` in
+    find-friends mode. ``-1`` marks a block that this ruleset does not have; ``size`` is ``A``."""
 
     num_declare: int
     name_base: int
     choose_base: int
     size: int
+    friend_base: int = -1
 
 
 def action_layout(cfg: Rules) -> ActionLayout:
@@ -66,7 +72,10 @@ def action_layout(cfg: Rules) -> ActionLayout:
         name_base, size = size, size + NUM_NAME_ACTIONS
     if cfg.failed_throw_choice == "NEXT_PLAYER":
         choose_base, size = size, size + MAX_CHOICES
-    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size)
+    friend_base = -1
+    if cfg.partnership == "FIND_FRIEND":
+        friend_base, size = size, size + NUM_FRIEND_ACTIONS
+    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size, friend_base)
 
 
 def describe_action(action: int, cfg: Rules) -> str:
@@ -88,8 +97,11 @@ def describe_action(action: int, cfg: Rules) -> str:
         return "name " + NAME_LABELS[a - lay.name_base]
     if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + MAX_CHOICES:
         return f"choose {a - lay.choose_base}"
+    if lay.friend_base >= 0 and lay.friend_base <= a < lay.friend_base + NUM_FRIEND_ACTIONS:
+        return "friend " + cards.name(a - lay.friend_base)
     return f"<no action {a}>"
 
 
 __all__ = ["DECLARE_BASE", "END", "MAX_CHOICES", "NAME_LABELS", "NUM_CARD_ACTIONS",
-           "NUM_NAME_ACTIONS", "PASS", "ActionLayout", "Phase", "action_layout", "describe_action"]
+           "NUM_FRIEND_ACTIONS", "NUM_NAME_ACTIONS", "PASS", "ActionLayout", "Phase", "action_layout",
+           "describe_action"]

@@ -17,8 +17,18 @@ the batched engine is checked against, so every decision point is spelled out he
   follower's play is committed when it reaches the lead's size. A failed throw forces a unit
   (§7.4); under ``failed_throw_choice=NEXT_PLAYER`` with several candidates the leader's next
   seat chooses with a ``CHOOSE`` id (phase CHOOSE).
+* **Friend (phase FRIEND, ``partnership="FIND_FRIEND"`` only).** After the bury the dealer names
+  one card identity with a ``FRIEND`` id (any of the 54: trump, level cards and jokers too, and a
+  card he holds every copy of, when he then plays alone; §10.6). The friend is resolved at once
+  (``scoring.resolve_friend`` on the hands after the bury: kitty copies belong to nobody) and fixed
+  for the hand; the table learns him when he plays a copy of the friend card (``friend_shown``,
+  ``friend_trick``). Points are counted for the actual sides from the first trick.
 * **Hand over.** Kitty bonus, level change, rewards, next dealer (§10). In ``episode="match"``
-  the next hand is dealt until a team wins.
+  the next hand is dealt until a team wins. Find-friends: levels are per player (``levels`` holds
+  four), each member of the gaining side gains the side's levels, the next dealer is the first
+  seat after the dealer on the next dealer side (§10.4's equivalent formulation), the match ends
+  when a player's level passes A (those players, ``winners``, win it), and each seat's reward is
+  its side's (a dealer alone against three: not zero-sum per seat; zero-sum per side).
 
 RNG: one ``numpy.random.Generator`` per game, seeded from ``seed``; it draws (in this order)
 the first drawer when ``initial_first_drawer="RANDOM"`` and then each deck (redeals included).
@@ -47,9 +57,6 @@ def check_supported(cfg: Rules):
     """Raise ``NotImplementedError`` for rule options the game cannot play yet."""
     if cfg.decks > 2:
         raise NotImplementedError("3- and 4-deck play is not implemented yet (RULES.md §8.3)")
-    if cfg.partnership == "FIND_FRIEND":
-        raise NotImplementedError("partnership='FIND_FRIEND' is not playable yet; "
-                                  "rules.scoring.resolve_friend implements the partner rule")
     if cfg.throw_decomposition == "LEADER_DECLARED":
         raise NotImplementedError("throw_decomposition='LEADER_DECLARED' is not implemented")
 
@@ -57,10 +64,11 @@ def check_supported(cfg: Rules):
 class Game:
     """One hand (``episode="hand"``) or a match (``"match"``) of Shengji, scalar reference.
 
-    ``levels``: the two teams' levels (rank indices 0-12 = 2..A, team 0 = seats 0 and 2);
-    ``dealer``: the dealer seat, or ``None`` for a first hand (dealer chosen by declaration;
-    both teams must then be at the same level); ``deck``: a given dealing order instead of a
-    shuffle; ``reward``: ``"levels"``, ``"points"`` or ``"win"`` (DESIGN §4).
+    ``levels``: the two teams' levels (rank indices 0-12 = 2..A, team 0 = seats 0 and 2); in
+    find-friends mode four per-player levels (two are read as the fixed teams' and spread to
+    their seats); ``dealer``: the dealer seat, or ``None`` for a first hand (dealer chosen by
+    declaration, in find-friends mode too; all levels must then be equal); ``deck``: a given
+    dealing order instead of a shuffle; ``reward``: ``"levels"``, ``"points"`` or ``"win"`` (DESIGN §4).
     Use ``to_act``, ``legal_actions()`` / ``legal_mask()``, ``step(action)``; the hand's result
     is in ``outcome`` / ``attacker_points`` once ``done``.
     """
@@ -76,8 +84,14 @@ class Game:
         self.layout = action_layout(cfg)
         self.rng = np.random.default_rng(seed)
         self.episode, self.reward_kind = episode, reward
+        self.find_friend = cfg.partnership == "FIND_FRIEND"
         self.levels = [cards.rank_index(x) for x in levels]
-        if dealer is None and self.levels[0] != self.levels[1]:
+        if self.find_friend and len(self.levels) == 2:
+            self.levels = [self.levels[seats.team(x)] for x in range(4)]
+        if len(self.levels) != (4 if self.find_friend else 2):
+            raise ValueError(f"levels={levels!r}; expected {'two or four' if self.find_friend else 'two'} "
+                             "ranks")
+        if dealer is None and len(set(self.levels)) != 1:
             raise ValueError("a first hand (dealer=None) needs both teams at the same level")
         if cfg.initial_first_drawer == "RANDOM":
             first = int(self.rng.integers(4))
@@ -85,6 +99,7 @@ class Game:
             first = cfg.initial_first_drawer
         self.log: list[tuple[int, int]] = []  # (seat, action) of every decision, forced ones too
         self.winner_team: int | None = None
+        self.winners: frozenset[int] = frozenset()  # seats that won the match
         self.hands_played = 0
         self._given_deck = None if deck is None else np.asarray(deck, dtype=np.int64)
         self._start_hand(dealer, first if dealer is None else dealer)
@@ -94,7 +109,7 @@ class Game:
         cfg = self.cfg
         self.dealer, self.first_drawer = dealer, first_drawer
         self.first_hand = dealer is None
-        self.level = self.levels[0] if dealer is None else self.levels[seats.team(dealer)]
+        self.level = self.levels[0] if dealer is None else self._level_of(dealer)
         if self._given_deck is not None:
             deck, self._given_deck = self._given_deck, None
             if sorted(deck.tolist()) != sorted(np.repeat(np.arange(54), cfg.decks).tolist()):
@@ -125,6 +140,12 @@ class Game:
         self.outcome = None
         self.last_trick = None
         self.candidates = []
+        self.side = self._initial_side(dealer)  # this hand's dealer side (the true one)
+        self.friend_card: int | None = None  # find-friends: the named card identity
+        self.friend: int | None = None  # the friend's seat (None: not named yet, or alone)
+        self.friend_shown: int | None = None  # the friend, once he has played a friend card
+        self.friend_trick: int | None = None  # the trick (0-based) in which he did
+        self.points_won = [0, 0, 0, 0]  # card points in the tricks each seat won (public)
         self.phase = Phase.DECLARE
         self.to_act = None
         self._window = None  # (seat to ask next, passes in a row) once the deal is over
@@ -144,6 +165,17 @@ class Game:
 
     def _post_deal_mode(self) -> bool:
         return self.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" and not self.first_hand
+
+    def _level_of(self, dealer) -> int:
+        """The level a hand dealt by ``dealer`` is played at: his team's, or his own (§10.6)."""
+        return self.levels[dealer] if self.find_friend else self.levels[seats.team(dealer)]
+
+    def _initial_side(self, dealer) -> frozenset[int]:
+        """The dealer side once the dealer is known (empty before): his fixed team, or in
+        find-friends mode the dealer alone until he names the friend card."""
+        if dealer is None:
+            return frozenset()
+        return frozenset({dealer} if self.find_friend else {dealer, seats.partner(dealer)})
 
     def _deal_all(self):
         while self.dealt < 4 * self.hand_size:
@@ -209,13 +241,20 @@ class Game:
 
     def _begin_bury(self, dealer, trump):
         self.dealer, self.trump = dealer, trump
-        self.level = self.levels[seats.team(dealer)]
+        self.level = self._level_of(dealer)
+        self.side = self._initial_side(dealer)
         self.ctx = TrumpContext.from_rules(self.level, trump, self.cfg)
         self.picked_up = self.kitty.copy()
         self.hands[dealer] += self.kitty
         self.kitty = np.zeros(NUM_CARDS, dtype=np.uint8)
         self.phase, self.to_act = Phase.BURY, dealer
         if self.cfg.kitty_size == 0:
+            self._after_bury()
+
+    def _after_bury(self):
+        if self.find_friend:
+            self.phase, self.to_act = Phase.FRIEND, self.dealer
+        else:
             self._begin_play()
 
     def _begin_play(self):
@@ -225,8 +264,12 @@ class Game:
     # ------------------------------------------------------------------ queries
     @property
     def attackers(self) -> int:
-        """Team (0 or 1) of the attackers (fixed partnership: the dealer's team defends)."""
+        """Team (0 or 1) of the attackers (fixed partnership only: the dealer's team defends;
+        in find-friends mode read ``side``)."""
         return 1 - seats.team(self.dealer)
+
+    def _attacking(self, seat) -> bool:
+        return seat not in self.side
 
     def legal_mask(self) -> np.ndarray:
         """``bool[A]`` — legal actions for ``to_act``."""
@@ -252,6 +295,8 @@ class Game:
             mask[:NUM_CARDS] = free
         elif self.phase == Phase.CHOOSE:
             mask[self.layout.choose_base:self.layout.choose_base + len(self.candidates)] = True
+        elif self.phase == Phase.FRIEND:
+            mask[self.layout.friend_base:self.layout.friend_base + NUM_CARDS] = True  # §10.6
         else:
             leading = seat == self.leader
             mask[:NUM_CARDS] = legal_next_cards(hand, None if leading else self.lead,
@@ -295,7 +340,9 @@ class Game:
                 self.hands[seat] -= self.selection
                 self.kitty = self.selection
                 self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
-                self._begin_play()
+                self._after_bury()
+        elif self.phase == Phase.FRIEND:
+            self._name_friend(action - self.layout.friend_base)
         elif self.phase == Phase.CHOOSE:
             chosen = self.candidates[action - self.layout.choose_base]
             self._charge_failed_throw(chosen)
@@ -307,6 +354,19 @@ class Game:
             if seat != self.leader and int(self.selection.sum()) == int(self.lead.sum()):
                 rewards = self._commit(seat, self.selection)
         return rewards
+
+    def _name_friend(self, card: int):
+        """§10.6, AMB-16: resolved on the hands after the bury, fixed for the hand, hidden."""
+        self.friend_card = card
+        self.friend = scoring.resolve_friend(self.dealer, card, self.hands, self.cfg.decks)
+        self.side = frozenset({self.dealer} if self.friend is None else {self.dealer, self.friend})
+        self._begin_play()
+
+    def _note_play(self, seat, play):
+        """The friend shows himself when he plays a copy of the friend card."""
+        if (self.friend is not None and self.friend_shown is None and seat == self.friend
+                and play[self.friend_card] > 0):
+            self.friend_shown, self.friend_trick = seat, self.tricks_done
 
     def _end_lead(self):
         lead, leader = self.selection, self.leader
@@ -327,7 +387,7 @@ class Game:
     def _charge_failed_throw(self, forced):
         """§7.4.5: the penalty counts the cards that go back to the leader's hand."""
         returned = int(self.selection.sum()) - int(forced.sum())
-        thrower_attacks = seats.team(self.leader) == self.attackers
+        thrower_attacks = self._attacking(self.leader)
         self.penalty += scoring.throw_penalty(thrower_attacks, returned, self.cfg)
 
     def _set_lead(self, lead):
@@ -336,6 +396,7 @@ class Game:
         self.hands[leader] -= self.lead
         self._forget_revealed(leader, self.lead)
         self.trick = {leader: self.lead}
+        self._note_play(leader, self.lead)
         self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
         self.candidates = []
         self.phase, self.to_act = Phase.PLAY, (leader + 1) % 4
@@ -350,6 +411,7 @@ class Game:
         self.hands[seat] -= play
         self._forget_revealed(seat, play)
         self.trick[seat] = play.astype(np.uint8)
+        self._note_play(seat, play)
         self.selection = np.zeros(NUM_CARDS, dtype=np.uint8)
         if len(self.trick) < 4:
             self.to_act = (seat + 1) % 4
@@ -359,8 +421,10 @@ class Game:
         winner = order[trick_winner(plays, self.ctx, self.cfg)]
         for s in order:
             self.played[s] += self.trick[s]
-        if seats.team(winner) == self.attackers:
-            self.captured += sum(cards.points(p) for p in plays)
+        points = sum(cards.points(p) for p in plays)
+        self.points_won[winner] += points
+        if self._attacking(winner):
+            self.captured += points
         self.tricks_done += 1
         self.last_trick = (self.leader, plays, winner)
         self.trick = {}
@@ -372,7 +436,7 @@ class Game:
 
     def _end_hand(self, winner, plays) -> np.ndarray:
         cfg = self.cfg
-        attackers_dug = seats.team(winner) == self.attackers
+        attackers_dug = self._attacking(winner)
         if attackers_dug:
             # §10.2: the basis is the last lead, or the play that won the last trick
             basis = plays[0] if cfg.kitty_multiplier_basis == "LEAD" else \
@@ -380,28 +444,42 @@ class Game:
             self.kitty_bonus = scoring.kitty_bonus(self.kitty, basis, self.ctx, cfg)
         self.attacker_points = self.captured + self.kitty_bonus + self.penalty
         self.outcome = scoring.level_outcome(self.attacker_points, cfg)
-        dealer_team = seats.team(self.dealer)
-        new_levels, winner_team = scoring.apply_level_change(
-            tuple(self.levels), dealer_team, self.outcome, cfg, attackers_won_last_trick=attackers_dug)
+        side = np.isin(np.arange(4), list(self.side))  # bool[4]: the dealer side
+        if self.find_friend:
+            new_levels, self.winners = scoring.apply_seat_level_change(
+                self.levels, side, self.outcome, cfg, attackers_won_last_trick=attackers_dug)
+            winner_team = None
+            match_over = bool(self.winners)
+        else:
+            new_levels, winner_team = scoring.apply_level_change(
+                tuple(self.levels), seats.team(self.dealer), self.outcome, cfg,
+                attackers_won_last_trick=attackers_dug)
+            match_over = winner_team is not None
+            if match_over:
+                self.winners = frozenset(seats.team_seats(winner_team))
         self.levels = list(new_levels)
         self.winner_team = winner_team
         self.hands_played += 1
-        next_dealer = scoring.next_dealer(self.dealer, self.outcome, cfg)
+        next_dealer = scoring.next_dealer(self.dealer, self.outcome, cfg, dealer_side=self.side)
         self.next_dealer = next_dealer
-        match_over = winner_team is not None
         if self.reward_kind == "win":
             if self.episode == "hand":
-                rewards = scoring.hand_rewards(self.outcome, self.dealer, reward="win")
+                rewards = scoring.hand_rewards(self.outcome, self.dealer, reward="win",
+                                               dealer_side=side)
             elif match_over:
-                rewards = np.where(seats.SEATS_OF_TEAM[winner_team], 1.0, -1.0).astype(np.float32)
+                won = np.isin(np.arange(4), list(self.winners))
+                rewards = np.where(won, 1.0, -1.0).astype(np.float32)
             else:
                 rewards = np.zeros(4, dtype=np.float32)
         else:
             rewards = scoring.hand_rewards(self.outcome, self.dealer, reward=self.reward_kind,
-                                           attacker_points=self.attacker_points, cfg=cfg)
+                                           attacker_points=self.attacker_points, cfg=cfg,
+                                           dealer_side=side)
         self.hand_result = dict(dealer=self.dealer, trump=self.trump, level=self.level,
                                 attacker_points=self.attacker_points, kitty_bonus=self.kitty_bonus,
-                                outcome=self.outcome, next_dealer=next_dealer)
+                                outcome=self.outcome, next_dealer=next_dealer,
+                                dealer_side=self.side, friend_card=self.friend_card,
+                                friend=self.friend)
         if self.episode == "match" and not match_over:
             self._start_hand(next_dealer, next_dealer)
         else:

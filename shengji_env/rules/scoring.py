@@ -186,6 +186,50 @@ def apply_level_change(team_levels: tuple[int, int], dealer_team: int, outcome: 
     return (levels[0], levels[1]), winner
 
 
+def apply_seat_level_change(seat_levels, dealer_side, outcome: LevelOutcome, cfg: Rules,
+                            attackers_won_last_trick: bool = False
+                            ) -> tuple[tuple[int, int, int, int], frozenset[int]]:
+    """Per-player levels after a find-friends hand (RULES.md §10.6) and the match winners.
+
+    ``seat_levels``: four rank indices 0-12; ``dealer_side``: ``bool[4]`` — this hand's actual
+    dealer side (the dealer and his friend, or the dealer alone). Each member of the gaining
+    side (the dealer side on a hold, the attackers on a take-over) gains the side's levels from
+    his own level, with the options of :func:`apply_level_change` applied seat by seat
+    (mandatory levels, ``reset_when_dug_at_A`` for dealer-side seats at A). Returns the new levels
+    and the seats that win the match: under ``PASS_A`` the gaining seats whose level passes A,
+    under ``MUST_DEFEND_A`` the dealer-side seats that held at A (empty: the match goes on).
+    """
+    levels = [_check_int("seat level", v) for v in seat_levels]
+    if len(levels) != 4 or not all(0 <= v <= ACE for v in levels):
+        raise ValueError(f"seat_levels={tuple(seat_levels)!r} is not allowed; expected four rank "
+                         "indices 0-12 (2..A)")
+    side = [bool(x) for x in np.asarray(dealer_side, dtype=bool).reshape(-1)]
+    if len(side) != 4 or not any(side):
+        raise ValueError(f"dealer_side={dealer_side!r} must be bool[4] with the dealer on it")
+    take = outcome.attackers_take_over
+    gain = outcome.attackers_gain if take else outcome.dealer_side_gain
+    winners = set()
+    for seat in range(4):
+        start = levels[seat]
+        dug = (cfg.reset_when_dug_at_A and attackers_won_last_trick and side[seat]
+               and start == ACE)
+        if side[seat] != take:  # on the gaining side
+            if take and start in cfg.mandatory_levels:
+                target = start  # §10.5: a listed level is left only by holding on it
+            else:
+                target = _gain_with_stops(start, gain, cfg.mandatory_levels)
+            if cfg.win_condition == "PASS_A":
+                won = target > ACE and not dug
+            else:  # MUST_DEFEND_A
+                won = not take and start == ACE and not dug
+            if won:
+                winners.add(seat)
+            levels[seat] = min(target, ACE)
+        if dug:
+            levels[seat] = 0
+    return (levels[0], levels[1], levels[2], levels[3]), frozenset(winners)
+
+
 def next_dealer(dealer: int, outcome: LevelOutcome, cfg: Rules,
                 dealer_side: frozenset[int] | set[int] | None = None) -> int:
     """Seat dealing the next hand (§10.4).
@@ -248,10 +292,12 @@ def resolve_friend(dealer: int, named_card: int, hands_after_bury: np.ndarray,
 def hand_rewards(outcome: LevelOutcome, dealer: int, reward: str = "levels",
                  attacker_points: int | None = None, cfg: Rules | None = None,
                  dealer_side=None) -> np.ndarray:
-    """``float32[4]`` — per-seat reward for one hand, zero-sum between the fixed teams.
+    """``float32[4]`` — per-seat reward for one hand, zero-sum between the two sides.
 
     ``dealer_side``: ``bool[4]``, the seats of the dealer side; ``None`` means the fixed
-    partnership of ``dealer``.
+    partnership of ``dealer``. Each seat gets its side's value, so with a dealer alone against
+    three (find-friends, §10.6) the per-seat sum is ``-2r``, not 0; the per-side view
+    (dealer side ``-r``, attackers ``r``) is zero-sum.
 
     The attackers' value ``r`` (DESIGN.md §4 "Rewards"); the dealer side gets ``-r``; partners
     get the same value:
