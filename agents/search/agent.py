@@ -82,6 +82,7 @@ class PIMCAgent(BasePolicy):
         self.seed = None if seed is None or seed == "none" else int(seed)
         self.time_ms = None if time_ms is None else float(time_ms)
         self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
+        self.threads = threads
         if threads:  # one core per agent: small batches gain nothing from more threads
             torch.set_num_threads(int(threads))
         self.sampler = sampler if sampler is not None else UniformSampler(self.rules)
@@ -103,6 +104,12 @@ class PIMCAgent(BasePolicy):
         self.stats = {"searched": 0, "search_s": 0.0, "rollouts": 0, "rollout_s": 0.0,
                       "decisions": 0}
         self.last: dict = {}  # the last search: candidates, values, chosen (for tests, tools)
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled in an evaluation worker: keep torch at one thread there too
+        self.__dict__.update(state)
+        if state.get("threads"):
+            torch.set_num_threads(int(state["threads"]))
 
     def __repr__(self) -> str:
         return (f"PIMCAgent(worlds={self.worlds}, candidates={self.candidates}, "

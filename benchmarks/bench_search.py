@@ -1,0 +1,110 @@
+"""Cost and strength of the search agent (``agents.search.PIMCAgent``) against HeuristicAgent.
+
+    python benchmarks/bench_search.py time  [--hands 4] [--worlds 16] [--candidates 6]
+    python benchmarks/bench_search.py curve [--deals 50] [--worlds 4 8 16 32] [--workers 2]
+
+``time`` plays hands (PIMC in seats 0/2, HeuristicAgent in 1/3, reference ``rules.Game``) and
+reports per searched decision the median / p90 time — process CPU time (what one core spends,
+robust to other jobs on the machine) and wall time — and the rollouts per second inside the
+search (hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
+(``agents.arena``, as ``shengji-eval``) for each number of worlds and reports the win rate of
+hands with its 95% Wilson interval. Both print a table and a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import HeuristicAgent  # noqa: E402
+from agents.arena import Deals, play_deals, summarize, wilson  # noqa: E402
+from agents.search import PIMCAgent  # noqa: E402
+from shengji_env import Rules  # noqa: E402
+from shengji_env.core.observe import observe_game  # noqa: E402
+from shengji_env.rules.actions import Phase  # noqa: E402
+from shengji_env.rules.game import Game  # noqa: E402
+
+
+def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0) -> dict:
+    rules = Rules()
+    agent = PIMCAgent(rules, worlds=worlds, candidates=candidates, seed=seed)
+    heur = HeuristicAgent(rules)
+    cpu, wall = [], []
+    for h in range(hands):
+        game = Game(rules, 1000 + seed + h)
+        while game.phase != Phase.OVER:
+            seat = game.to_act
+            mask = np.zeros(66, dtype=np.int8)
+            mask[game.legal_actions()] = 1
+            obs = {"observation": observe_game(game, seat), "action_mask": mask}
+            if seat % 2 == 0:
+                n, c, w = agent.stats["searched"], time.process_time(), time.perf_counter()
+                a = agent.act(obs)
+                if agent.stats["searched"] > n:
+                    cpu.append(time.process_time() - c)
+                    wall.append(time.perf_counter() - w)
+            else:
+                a = heur.act(obs)
+            game.step(a)
+    st = agent.stats
+    return {"worlds": worlds, "candidates": candidates, "hands": hands, "searched": len(cpu),
+            "cpu_median_s": float(np.median(cpu)), "cpu_p90_s": float(np.percentile(cpu, 90)),
+            "wall_median_s": float(np.median(wall)), "rollouts": st["rollouts"],
+            "rollouts_per_decision": st["rollouts"] / max(1, st["searched"]),
+            "rollouts_per_s": st["rollouts"] / st["rollout_s"]}
+
+
+def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0) -> list[dict]:
+    rules = Rules()
+    deal_set = Deals.generate(deals, rules, seed=seed)
+    out = []
+    for w in worlds_list:
+        agent = PIMCAgent(rules, worlds=w, candidates=candidates, seed=seed)
+        start = time.perf_counter()
+        rec = play_deals((agent, HeuristicAgent(rules)), deal_set, rules, seed=seed,
+                         workers=workers)
+        s = summarize(rec)
+        won = int(round(s["win_rate"] * len(rec)))
+        lo, hi = wilson(won, len(rec))
+        out.append({"worlds": w, "candidates": candidates, "hands": len(rec),
+                    "win_rate": s["win_rate"], "ci95": [lo, hi],
+                    "mean_reward": s.get("mean_reward"), "wall_s": time.perf_counter() - start})
+        print(f"worlds {w:3d}: {100 * s['win_rate']:.1f}% of {len(rec)} hands "
+              f"[{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=("time", "curve"))
+    p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--deals", type=int, default=50)
+    p.add_argument("--worlds", type=int, nargs="+", default=None)
+    p.add_argument("--candidates", type=int, default=6)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.mode == "time":
+        for w in args.worlds or [16]:
+            r = time_decisions(w, args.candidates, args.hands, args.seed)
+            print(f"worlds {w:3d} × candidates {args.candidates}: {r['searched']} searched "
+                  f"decisions, CPU median {1e3 * r['cpu_median_s']:.0f} ms (p90 "
+                  f"{1e3 * r['cpu_p90_s']:.0f}), wall median {1e3 * r['wall_median_s']:.0f} ms, "
+                  f"{r['rollouts_per_decision']:.0f} rollouts per decision, "
+                  f"{r['rollouts_per_s']:.0f} rollouts/s")
+            print(json.dumps(r))
+    else:
+        print(json.dumps(curve(args.worlds or [4, 8, 16, 32], args.deals, args.workers,
+                               args.candidates, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
