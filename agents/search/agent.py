@@ -68,10 +68,11 @@ class PIMCAgent(BasePolicy):
 
     name = "pimc"
 
-    def __init__(self, rules: Rules | None = None, worlds: int = 16, candidates: int = 6,
+    def __init__(self, rules: Rules | None = None, worlds: int = 12, candidates: int = 5,
                  rollout: str = "net", seed: int | None = 0, time_ms: float | None = None,
                  follow_cap: int = 64, max_worlds: int = 256, prior_weights: str | None = None,
-                 sampler: WorldSampler | None = None, threads: int | None = 1):
+                 sampler: WorldSampler | None = None, threads: int | None = 1,
+                 recheck: int = 12, z: float = 0.5, points_weight: float = 0.25):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -82,6 +83,8 @@ class PIMCAgent(BasePolicy):
         self.seed = None if seed is None or seed == "none" else int(seed)
         self.time_ms = None if time_ms is None else float(time_ms)
         self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
+        self.recheck, self.z, self.points_weight = int(recheck), float(z), float(points_weight)
+        self._step = float(self.rules.level_step)
         self.threads = threads
         if threads:  # one core per agent: small batches gain nothing from more threads
             torch.set_num_threads(int(threads))
@@ -152,7 +155,8 @@ class PIMCAgent(BasePolicy):
                 rng: np.random.Generator) -> np.ndarray:
         """The whole play ``int64[54]`` to make at this PLAY decision."""
         start = time.perf_counter()
-        hands, kitty = self.sampler.sample(view, self.worlds, rng)
+        R = self.recheck
+        hands, kitty = self.sampler.sample(view, self.worlds + R, rng)
         S = world_states(self.plan_engine, view, hands, kitty)
         one = S.take([0])
         ours = self._policy_play(one, view.leading, lambda o, m: self.rollout(o, m))
@@ -160,9 +164,38 @@ class PIMCAgent(BasePolicy):
         self.last = {"candidates": cands, "values": None, "chosen": 0}
         if len(cands) == 1:
             return cands[0]
+        inc = self._incumbent(cands)
+        score, worlds_used = self._score(view, S, cands, rng, start)       # float[W, K]
+        # worlds W .. W+R-1 are the recheck's: all candidates are played in them too (one
+        # batch costs about the same as a smaller one), but only the final comparison reads them
+        rows = np.arange(len(score))
+        check = (rows >= self.worlds) & (rows < self.worlds + R)
+        mean = score[~check].mean(0)
+        # best mean score; ties to the incumbent, then to the candidate order
+        order = np.lexsort((np.arange(len(cands)), np.arange(len(cands)) != inc, -mean))
+        best = chosen = int(order[0])
+        diff = None
+        if best != inc:
+            # the confidence recheck: the winner on the selection worlds is compared with the
+            # incumbent on the recheck worlds (free of the selection's bias) and replaces it
+            # only if better by ``z`` standard errors of the paired difference
+            d = (score[check] if R else score)[:, best] - (score[check] if R else score)[:, inc]
+            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
+            diff = (float(d.mean()), float(se))
+            chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
+        self.last = {"candidates": cands, "values": mean, "chosen": chosen, "best": best,
+                     "incumbent": inc, "recheck": diff, "worlds": worlds_used}
+        self.stats["searched"] += 1
+        self.stats["search_s"] += time.perf_counter() - start
+        return cands[chosen]
+
+    def _score(self, view, S, cands, rng, start) -> tuple[np.ndarray, int]:
+        """Play every candidate in every world of ``S``; ``(score float64[W, K], W)`` where the
+        score is the level reward plus ``points_weight`` × the side's points / level step.
+        With ``time_ms`` (and ``start`` given) more rounds of fresh worlds follow while time is
+        left."""
         K = len(cands)
-        total = np.zeros((K, 2))
-        worlds_used = 0
+        rounds = []
         while True:
             W = S.num_games
             R = S.take(np.repeat(np.arange(W), K))
@@ -172,22 +205,24 @@ class PIMCAgent(BasePolicy):
             values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, self.rollout)
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollouts"] += W * K
-            total += values.reshape(W, K, 2).sum(0)
-            worlds_used += W
-            if (self.time_ms is None or worlds_used >= self.max_worlds
-                    or (time.perf_counter() - start) * 1e3 * (1 + 1 / (worlds_used / W))
+            values = values.reshape(W, K, 2)
+            rounds.append(values[..., 0] + self.points_weight * values[..., 1] / self._step)
+            used = sum(len(r) for r in rounds)
+            if (start is None or self.time_ms is None or used >= self.max_worlds
+                    or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
                     > self.time_ms):
                 break
             hands, kitty = self.sampler.sample(view, self.worlds, rng)
             S = world_states(self.plan_engine, view, hands, kitty)
-        mean = total / worlds_used
-        # best level reward; among equal ones (to rounding) the best points; then the order
-        best = np.lexsort((np.arange(K), -mean[:, 1], -np.round(mean[:, 0], 9)))[0]
-        self.last = {"candidates": cands, "values": mean, "chosen": int(best),
-                     "worlds": worlds_used}
-        self.stats["searched"] += 1
-        self.stats["search_s"] += time.perf_counter() - start
-        return cands[best]
+        score = np.concatenate(rounds)
+        return score, len(score)
+
+    def _incumbent(self, cands) -> int:
+        """Index of the play the search must beat to deviate from: HeuristicAgent's (the
+        second candidate when it differs from the rollout policy's), else the first."""
+        keys = [play_key(c) for c in cands]
+        h = self._heuristic_last
+        return keys.index(play_key(h)) if h is not None and play_key(h) in keys else 0
 
     def _policy_play(self, one, leading: bool, choose) -> np.ndarray:
         """The whole play ``choose`` (obs, mask → actions) makes from the one-game state ``one``
@@ -228,8 +263,10 @@ class PIMCAgent(BasePolicy):
             pool = follow_plays(view.hand, lead, ctx, self.rules, cap=self.follow_cap,
                                 preference=np.nan_to_num(root[0, :54], neginf=-1e9))
         first = [ours]
+        self._heuristic_last = None
         if self.candidates > 1:
-            first.append(self._heuristic_play(one, view.leading))
+            self._heuristic_last = self._heuristic_play(one, view.leading)
+            first.append(self._heuristic_last)
         out, seen = [], set()
         for p in first:
             if play_key(p) not in seen:
