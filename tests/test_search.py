@@ -161,8 +161,8 @@ def test_no_peeking_same_observation_same_search():
     """A state with other hidden cards but the same observation gives the same decision: the
     search reads nothing but the observation."""
     cfg = Rules()
-    agent_a = PIMCAgent(cfg, worlds=4, candidates=3, seed=5)
-    agent_b = PIMCAgent(cfg, worlds=4, candidates=3, seed=5)
+    agent_a = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=5)
+    agent_b = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=5)
     sampler = UniformSampler(cfg)
     done = 0
     for eng, s, obs, mask in mid_hand_states(cfg, seeds=[11], every=0.2):
@@ -242,7 +242,7 @@ def play_hand_with(agent, cfg, seed):
 
 def test_agent_plays_only_legal_actions():
     cfg = Rules()
-    agent = PIMCAgent(cfg, worlds=2, candidates=3, seed=0)
+    agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=0)
     play_hand_with(agent, cfg, seed=3)
     assert agent.stats["searched"] > 10
 
@@ -274,7 +274,7 @@ def test_seeded_decision_is_reproducible():
     states = list(itertools.islice(mid_hand_states(cfg, seeds=[41], every=0.5), 6))
     runs = []
     for _ in range(2):
-        agent = PIMCAgent(cfg, worlds=4, candidates=4, seed=9)
+        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=9)
         out = []
         for eng, s, obs, mask in states:
             agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})

@@ -11,9 +11,14 @@ At each PLAY decision where it has a choice, the agent
 3. builds one ``BatchState`` holding every (world, candidate) pair
    (``shengji_env.core.world``) and plays each out to the end of the hand in the batched engine
    with the batched rollout policy (``agents.search.rollout``);
-4. plays the candidate with the best mean outcome for its side over the worlds: the hand's
-   level reward first, the side's points as tie-breaker, then the candidate order (so ties go
-   to the rollout policy's play).
+4. scores each play in each world by the hand's outcome for its side — the level reward plus
+   ``points_weight`` × its side's points / level step (points break ties between plays of the
+   same level outcome, and make the score less coarse) — and takes the best mean over the
+   ``worlds`` worlds; then the **confidence recheck**: the best play replaces the *incumbent*
+   (``HeuristicAgent``'s play) only if it beats it on ``recheck`` further worlds, held out of
+   the selection (so free of its winner's-curse bias), by ``z`` standard errors of the paired
+   difference. The recheck worlds are played in the same batch (a batch of 120 games costs
+   about what one of 60 does: the rollout step's cost is mostly per step, not per game).
 
 The plan is made at the first card of a play and emitted one card per call (the observation's
 ``selection`` block shows the progress; the plan is cached by the observation without that
@@ -55,8 +60,11 @@ class PIMCAgent(BasePolicy):
 
     Options (keywords, all with defaults, so a spec resolver can pass ``pimc?worlds=32``):
 
-    * ``worlds``: deals sampled per searched decision (16);
-    * ``candidates``: whole plays compared per decision, at most (6);
+    * ``worlds``: deals sampled per searched decision to choose the best play (12);
+    * ``candidates``: whole plays compared per decision, at most (5);
+    * ``recheck``: further deals on which the best play must beat the heuristic's (12; 0: the
+      same worlds), by ``z`` (0.5) standard errors; ``points_weight``: weight of the side's
+      points (per level step) in the score (0.25);
     * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
       a checkpoint path; the prior that ranks candidates is always a network (``prior_weights``,
       default the shipped one);
@@ -104,8 +112,9 @@ class PIMCAgent(BasePolicy):
         self.roll_engine = Engine(self.rules, 1, auto_forced=True)
         self._sel = layout(self.rules)["selection"]
         self._plans: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        # search_s / rollout_s: wall time; rollout_cpu_s: this process's CPU time
         self.stats = {"searched": 0, "search_s": 0.0, "rollouts": 0, "rollout_s": 0.0,
-                      "decisions": 0}
+                      "rollout_cpu_s": 0.0, "decisions": 0}
         self.last: dict = {}  # the last search: candidates, values, chosen (for tests, tools)
 
     def __setstate__(self, state: dict) -> None:
@@ -201,9 +210,10 @@ class PIMCAgent(BasePolicy):
             R = S.take(np.repeat(np.arange(W), K))
             plans = _plan_actions(np.tile(np.stack(cands), (W, 1, 1)).reshape(W * K, 54),
                                   view.leading)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, self.rollout)
             self.stats["rollout_s"] += time.perf_counter() - t
+            self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
             values = values.reshape(W, K, 2)
             rounds.append(values[..., 0] + self.points_weight * values[..., 1] / self._step)
