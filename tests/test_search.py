@@ -247,6 +247,11 @@ def test_agent_plays_only_legal_actions():
     assert agent.stats["searched"] > 10
 
 
+def test_agent_names_the_problem_when_the_network_does_not_fit_the_rules():
+    with pytest.raises(ValueError, match="does not fit these rules"):
+        PIMCAgent(Rules(decks=1))
+
+
 def test_one_world_one_candidate_makes_the_rollout_policys_play():
     cfg = Rules()
     agent = PIMCAgent(cfg, worlds=1, candidates=1, seed=0)
