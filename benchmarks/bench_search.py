@@ -9,7 +9,10 @@ robust to other jobs on the machine) and wall time — and the rollouts per seco
 search (hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
 (``agents.arena``, as ``shengji-eval``) for each number of worlds ``W`` (``worlds=W`` to
 choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and reports the win rate of
-hands with its 95% Wilson interval. Both print a table and a JSON line.
+hands with its 95% Wilson interval. Both print a table and a JSON line. ``eval --part i --parts
+n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one JSON line per
+hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
+gives the win rate and its interval.
 """
 
 from __future__ import annotations
@@ -83,9 +86,40 @@ def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0)
     return out
 
 
+def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0) -> None:
+    """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings,
+    as ``shengji-eval``: the agents are deterministic, so the hands are the same) and append one
+    JSON line per hand to ``out`` as it ends — a run that is stopped keeps what it played."""
+    rules = Rules()
+    deal_set = Deals.generate(deals, rules, seed=seed)
+    agent, heur = PIMCAgent(rules, seed=seed), HeuristicAgent(rules)
+    for i in range(part, deals, parts):
+        one = Deals(deal_set.decks[i:i + 1], deal_set.first_drawers[i:i + 1], seed=seed)
+        rec = play_deals((agent, heur), one, rules, seed=seed)
+        with open(out, "a") as f:
+            for k in range(len(rec)):
+                f.write(json.dumps({"deal": i, "a_seats": int(rec.a_seats[k]),
+                                    "a_reward": float(rec.a_reward[k]),
+                                    "a_dealer": bool(rec.a_dealer[k]),
+                                    "attacker_points": int(rec.attacker_points[k])}) + "\n")
+
+
+def eval_summary(paths: list[str]) -> dict:
+    rows = [json.loads(line) for p in paths for line in open(p) if line.strip()]
+    won = sum(r["a_reward"] > 0 for r in rows)
+    lo, hi = wilson(won, len(rows))
+    reward = np.array([r["a_reward"] for r in rows])
+    return {"hands": len(rows), "deals_complete": len({r["deal"] for r in rows}), "wins": won,
+            "win_rate": won / max(1, len(rows)), "ci95": [lo, hi],
+            "mean_reward": float(reward.mean()) if rows else None}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=("time", "curve"))
+    p.add_argument("mode", choices=("time", "curve", "eval", "summary"))
+    p.add_argument("--part", type=int, default=0)
+    p.add_argument("--parts", type=int, default=1)
+    p.add_argument("--out", nargs="+", default=["/tmp/pimc_eval.jsonl"])
     p.add_argument("--hands", type=int, default=4)
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--worlds", type=int, nargs="+", default=None)
@@ -103,6 +137,10 @@ def main(argv=None) -> int:
                   f"{r['rollouts_per_cpu_s']:.0f} rollouts per CPU second "
                   f"({r['rollouts_per_s']:.0f} per wall second)")
             print(json.dumps(r))
+    elif args.mode == "eval":
+        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed)
+    elif args.mode == "summary":
+        print(json.dumps(eval_summary(args.out)))
     else:
         print(json.dumps(curve(args.worlds or [4, 8, 12, 24], args.deals, args.workers,
                                args.candidates, args.seed)))
