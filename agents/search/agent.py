@@ -1,0 +1,339 @@
+"""``PIMCAgent``: determinized Monte-Carlo search over whole plays (DESIGN.md §6).
+
+At each PLAY decision where it has a choice, the agent
+
+1. lists its candidate whole plays (``agents.plays``): every legal follow (capped), or every
+   unit and safe throw it could lead; ranks them by a prior — the rollout network's probability
+   of making that play card by card — and keeps at most ``candidates``: the rollout policy's own
+   play first, then ``HeuristicAgent``'s play, then the best of the prior;
+2. samples ``worlds`` deals of the cards it has not seen, consistent with its observation
+   (``agents.search.sampler``: exactly uniform over physical deals);
+3. builds one ``BatchState`` holding every (world, candidate) pair
+   (``shengji_env.core.world``) and plays each out to the end of the hand in the batched engine
+   with the batched rollout policy (``agents.search.rollout``);
+4. scores each play in each world by the hand's outcome for its side — the level reward plus
+   ``points_weight`` × its side's points / level step (points break ties between plays of the
+   same level outcome, and make the score less coarse) — and takes the best mean over the
+   ``worlds`` worlds; then the **confidence recheck**: the best play replaces the *incumbent*
+   (``HeuristicAgent``'s play) only if it beats it on ``recheck`` further worlds, held out of
+   the selection (so free of its winner's-curse bias), by ``z`` standard errors of the paired
+   difference. The recheck worlds are played in the same batch (a batch of 120 games costs
+   about what one of 60 does: the rollout step's cost is mostly per step, not per game).
+
+The plan is made at the first card of a play and emitted one card per call (the observation's
+``selection`` block shows the progress; the plan is cached by the observation without that
+block, as ``HeuristicAgent`` does). Declaring, the bury and choosing a failed throw's unit are
+``HeuristicAgent``'s. With one world and one candidate it plays the rollout policy's play.
+
+Determinism: with ``seed`` set (default 0) a decision is a pure function of (seed, observation):
+its random stream is ``default_rng([seed, crc32(observation)])``; ``seed=None`` draws from the
+``rng`` passed to ``act``. ``time_ms`` (optional) adds worlds in rounds of ``worlds`` while
+the decision has time left, up to ``max_worlds``: stronger when time allows, not reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections import OrderedDict
+
+import numpy as np
+import torch
+
+from agents import BasePolicy, HeuristicAgent, RandomAgent
+from agents.plays import follow_plays, lead_plays, play_key
+from shengji_env import Rules
+from shengji_env.core import Engine
+from shengji_env.core.observe import decode, layout
+from shengji_env.core.world import world_states
+from shengji_env.rules import TrumpContext
+from shengji_env.rules.actions import END, Phase
+
+from .rollout import NetRollout, PolicyRollout, load_rollout_net, play_out
+from .sampler import UniformSampler, WorldSampler
+
+__all__ = ["PIMCAgent"]
+
+
+class PIMCAgent(BasePolicy):
+    """Perfect-information Monte-Carlo search on the batched engine.
+
+    Options (keywords, all with defaults, so a spec resolver can pass ``pimc?worlds=32``):
+
+    * ``worlds``: deals sampled per searched decision to choose the best play (12);
+    * ``candidates``: whole plays compared per decision, at most (5);
+    * ``recheck``: further deals on which the best play must beat the heuristic's (12; 0: the
+      same worlds), by ``z`` (0.5) standard errors; ``points_weight``: weight of the side's
+      points (per level step) in the score (0.25);
+    * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
+      a checkpoint path; the prior that ranks candidates is always a network (``prior_weights``,
+      default the shipped one);
+    * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
+    * ``time_ms``: optional time budget per decision (more worlds while time is left);
+    * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
+    * ``sampler``: a ``WorldSampler`` (default ``UniformSampler``): the hook for a learned belief.
+    """
+
+    name = "pimc"
+
+    def __init__(self, rules: Rules | None = None, worlds: int = 12, candidates: int = 5,
+                 rollout: str = "net", seed: int | None = 0, time_ms: float | None = None,
+                 follow_cap: int = 64, max_worlds: int = 256, prior_weights: str | None = None,
+                 sampler: WorldSampler | None = None, threads: int | None = 1,
+                 recheck: int = 12, z: float = 0.5, points_weight: float = 0.25):
+        self.rules = rules if rules is not None else Rules()
+        worlds, candidates = int(worlds), int(candidates)
+        if worlds < 1 or candidates < 1:
+            raise ValueError(f"worlds={worlds} and candidates={candidates} must be at least 1")
+        if time_ms is not None and float(time_ms) <= 0:
+            raise ValueError(f"time_ms={time_ms!r}; expected a positive number or None")
+        self.worlds, self.candidates = worlds, candidates
+        self.seed = None if seed is None or seed == "none" else int(seed)
+        self.time_ms = None if time_ms is None else float(time_ms)
+        self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
+        self.recheck, self.z, self.points_weight = int(recheck), float(z), float(points_weight)
+        self._step = float(self.rules.level_step)
+        self.threads = threads
+        if threads:  # one core per agent: small batches gain nothing from more threads
+            torch.set_num_threads(int(threads))
+        self.sampler = sampler if sampler is not None else UniformSampler(self.rules)
+        self.heuristic = HeuristicAgent(self.rules)
+        try:
+            self.prior = NetRollout(load_rollout_net(prior_weights, self.rules))
+        except ValueError as e:
+            raise ValueError(f"PIMCAgent: the rollout/prior network does not fit these rules "
+                             f"({e}); the shipped one is for the default action layout (2 "
+                             "decks): train one with configs/pimc_rollout.yaml and these rules "
+                             "(--set rules.decks=1, say) and pass prior_weights= and rollout= "
+                             "its checkpoint") from None
+        self.rollout_name = str(rollout)
+        if rollout == "net":
+            self.rollout = self.prior
+        elif rollout == "heuristic":
+            self.rollout = PolicyRollout(HeuristicAgent(self.rules), np.random.default_rng(0))
+        elif rollout == "random":
+            self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
+        else:
+            self.rollout = NetRollout(load_rollout_net(rollout, self.rules))
+        self.plan_engine = Engine(self.rules, 1)
+        self.roll_engine = Engine(self.rules, 1, auto_forced=True)
+        self._sel = layout(self.rules)["selection"]
+        self._plans: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        # search_s / rollout_s: wall time; rollout_cpu_s: this process's CPU time
+        self.stats = {"searched": 0, "search_s": 0.0, "rollouts": 0, "rollout_s": 0.0,
+                      "rollout_cpu_s": 0.0, "decisions": 0}
+        self.last: dict = {}  # the last search: candidates, values, chosen (for tests, tools)
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled in an evaluation worker: keep torch at one thread there too
+        self.__dict__.update(state)
+        if state.get("threads"):
+            torch.set_num_threads(int(state["threads"]))
+
+    def __repr__(self) -> str:
+        return (f"PIMCAgent(worlds={self.worlds}, candidates={self.candidates}, "
+                f"rollout={self.rollout_name!r}, seed={self.seed}, time_ms={self.time_ms})")
+
+    # ---------------------------------------------------------------- entry point
+    def act(self, obs: dict, rng: np.random.Generator | None = None) -> int:
+        observation = np.asarray(obs["observation"], dtype=np.float32)
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("the action mask allows no action; there is no decision to make")
+        self.stats["decisions"] += 1
+        key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
+        plan = self._plans.get(key)
+        selection = np.rint(observation[self._sel]).astype(np.int64)
+        if plan is None and not selection.any():
+            view = decode(observation, self.rules)
+            if view.phase == Phase.PLAY:
+                plan = self._search(view, observation, mask, self._rng(observation, rng))
+                self._plans[key] = plan
+                if len(self._plans) > 64:
+                    self._plans.popitem(last=False)
+        if plan is None:  # not a play of ours: declaring, bury, a failed throw's choice
+            return self.heuristic.act(obs, rng)
+        rest = plan - selection
+        if (rest < 0).any():  # a selection someone else started: the heuristic completes it
+            return self.heuristic.act(obs, rng)
+        if not rest.any():
+            return END
+        legal = np.flatnonzero((rest > 0) & mask[:54])
+        return int(legal[0]) if legal.size else self.heuristic.act(obs, rng)
+
+    def _rng(self, observation: np.ndarray, rng) -> np.random.Generator:
+        if self.seed is None:
+            return rng if rng is not None else np.random.default_rng()
+        return np.random.default_rng([self.seed, zlib.crc32(observation.tobytes())])
+
+    # ---------------------------------------------------------------- search
+    def _search(self, view, observation: np.ndarray, mask: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+        """The whole play ``int64[54]`` to make at this PLAY decision."""
+        start = time.perf_counter()
+        R = self.recheck
+        hands, kitty = self.sampler.sample(view, self.worlds + R, rng)
+        S = world_states(self.plan_engine, view, hands, kitty)
+        one = S.take([0])
+        ours = self._policy_play(one, view.leading, lambda o, m: self.rollout(o, m))
+        cands = self._candidates(view, one, ours)
+        self.last = {"candidates": cands, "values": None, "chosen": 0}
+        if len(cands) == 1:
+            return cands[0]
+        inc = self._incumbent(cands)
+        score, worlds_used = self._score(view, S, cands, rng, start)       # float[W, K]
+        # worlds W .. W+R-1 are the recheck's: all candidates are played in them too (one
+        # batch costs about the same as a smaller one), but only the final comparison reads them
+        rows = np.arange(len(score))
+        check = (rows >= self.worlds) & (rows < self.worlds + R)
+        mean = score[~check].mean(0)
+        # best mean score; ties to the incumbent, then to the candidate order
+        order = np.lexsort((np.arange(len(cands)), np.arange(len(cands)) != inc, -mean))
+        best = chosen = int(order[0])
+        diff = None
+        if best != inc:
+            # the confidence recheck: the winner on the selection worlds is compared with the
+            # incumbent on the recheck worlds (free of the selection's bias) and replaces it
+            # only if better by ``z`` standard errors of the paired difference
+            d = (score[check] if R else score)[:, best] - (score[check] if R else score)[:, inc]
+            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
+            diff = (float(d.mean()), float(se))
+            chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
+        self.last = {"candidates": cands, "values": mean, "chosen": chosen, "best": best,
+                     "incumbent": inc, "recheck": diff, "worlds": worlds_used}
+        self.stats["searched"] += 1
+        self.stats["search_s"] += time.perf_counter() - start
+        return cands[chosen]
+
+    def _score(self, view, S, cands, rng, start) -> tuple[np.ndarray, int]:
+        """Play every candidate in every world of ``S``; ``(score float64[W, K], W)`` where the
+        score is the level reward plus ``points_weight`` × the side's points / level step.
+        With ``time_ms`` (and ``start`` given) more rounds of fresh worlds follow while time is
+        left."""
+        K = len(cands)
+        rounds = []
+        while True:
+            W = S.num_games
+            R = S.take(np.repeat(np.arange(W), K))
+            plans = _plan_actions(np.tile(np.stack(cands), (W, 1, 1)).reshape(W * K, 54),
+                                  view.leading)
+            t, c = time.perf_counter(), time.process_time()
+            values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, self.rollout)
+            self.stats["rollout_s"] += time.perf_counter() - t
+            self.stats["rollout_cpu_s"] += time.process_time() - c
+            self.stats["rollouts"] += W * K
+            values = values.reshape(W, K, 2)
+            rounds.append(values[..., 0] + self.points_weight * values[..., 1] / self._step)
+            used = sum(len(r) for r in rounds)
+            if (start is None or self.time_ms is None or used >= self.max_worlds
+                    or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
+                    > self.time_ms):
+                break
+            hands, kitty = self.sampler.sample(view, self.worlds, rng)
+            S = world_states(self.plan_engine, view, hands, kitty)
+        score = np.concatenate(rounds)
+        return score, len(score)
+
+    def _incumbent(self, cands) -> int:
+        """Index of the play the search must beat to deviate from: HeuristicAgent's (the
+        second candidate when it differs from the rollout policy's), else the first."""
+        keys = [play_key(c) for c in cands]
+        h = self._heuristic_last
+        return keys.index(play_key(h)) if h is not None and play_key(h) in keys else 0
+
+    def _policy_play(self, one, leading: bool, choose) -> np.ndarray:
+        """The whole play ``choose`` (obs, mask → actions) makes from the one-game state ``one``
+        (seat 0 to act, empty selection), built by setting the selection (no engine step)."""
+        s = one.take([0])
+        n = int(s.lead_n[0])
+        sel = np.zeros(54, dtype=np.int64)
+        while True:
+            s.selection[0] = sel
+            s.mask = None
+            m = self.plan_engine.legal_mask(s)
+            a = int(choose(self.plan_engine.observe(s), m)[0])
+            if a == END:
+                return sel
+            if not (0 <= a < 54 and m[0, a]):
+                raise RuntimeError(f"rollout policy chose illegal action {a}")
+            sel[a] += 1
+            if not leading and sel.sum() == n:
+                return sel
+
+    def _heuristic_play(self, one, leading: bool) -> np.ndarray:
+        def choose(o, m):
+            return np.array([self.heuristic.act({"observation": o[0], "action_mask": m[0]})])
+        return self._policy_play(one, leading, choose)
+
+    def _candidates(self, view, one, ours: np.ndarray) -> list[np.ndarray]:
+        """At most ``candidates`` whole plays: ours, the heuristic's, then by prior."""
+        ctx = TrumpContext.from_rules(view.level, view.trump, self.rules)
+        if view.leading:
+            unseen = self.rules.decks - view.hand.astype(np.int64) - view.played.sum(0)
+            if view.dealer == 0:
+                unseen = unseen - view.kitty
+            pool = lead_plays(view.hand, ctx, unseen)
+        else:
+            lead = view.trick[view.trick_leader]
+            s = one.take([0])
+            root = self.prior.log_probs(self.plan_engine.observe(s), self.plan_engine.legal_mask(s))
+            pool = follow_plays(view.hand, lead, ctx, self.rules, cap=self.follow_cap,
+                                preference=np.nan_to_num(root[0, :54], neginf=-1e9))
+        first = [ours]
+        self._heuristic_last = None
+        if self.candidates > 1:
+            self._heuristic_last = self._heuristic_play(one, view.leading)
+            first.append(self._heuristic_last)
+        out, seen = [], set()
+        for p in first:
+            if play_key(p) not in seen:
+                seen.add(play_key(p))
+                out.append(p)
+        rest = [p for p in pool if play_key(p) not in seen]
+        if len(out) < self.candidates and rest:
+            prior = self._chain_log_probs(one, np.stack(rest), view.leading)
+            for i in np.argsort(-prior, kind="stable")[:self.candidates - len(out)]:
+                out.append(rest[i])
+        if len(pool) <= 1 and len(out) > 1:  # one legal play: nothing to compare
+            out = out[:1]
+        return out[:self.candidates]
+
+    def _chain_log_probs(self, one, plays: np.ndarray, leading: bool) -> np.ndarray:
+        """``float64[C]`` — log-probability that the prior network makes each play, card by
+        card, taking the play's cards in the order it likes best (then ``END`` for a lead)."""
+        C = len(plays)
+        s = one.take(np.zeros(C, dtype=np.int64))
+        sel = np.zeros((C, 54), dtype=np.int64)
+        logp = np.zeros(C)
+        n = plays.sum(1)
+        ended = np.zeros(C, dtype=bool)
+        for _ in range(int(n.max()) + int(leading)):
+            todo = sel.sum(1) < n
+            closing = ~todo & leading & ~ended
+            if not (todo | closing).any():
+                break
+            s.selection[:] = sel
+            s.mask = None
+            lp = self.prior.log_probs(self.plan_engine.observe(s), self.plan_engine.legal_mask(s))
+            card_lp = np.where((plays - sel) > 0, lp[:, :54], -np.inf)
+            c = card_lp.argmax(1)
+            rows = np.flatnonzero(todo)
+            logp[rows] += card_lp[rows, c[rows]]
+            sel[rows, c[rows]] += 1
+            logp[closing] += lp[closing, END]
+            ended |= closing
+        return np.nan_to_num(logp, neginf=-1e9)
+
+
+def _plan_actions(plays: np.ndarray, leading: bool) -> np.ndarray:
+    """``int64[B, L]`` — each play's cards as actions (ascending ids), then ``END`` for a lead;
+    padded with -1."""
+    n = plays.sum(1)
+    L = int(n.max()) + int(leading)
+    out = np.full((len(plays), L), -1, dtype=np.int64)
+    for i, p in enumerate(plays):
+        ids = np.repeat(np.arange(54), p)
+        out[i, :ids.size] = ids
+        if leading:
+            out[i, ids.size] = END
+    return out

@@ -1,0 +1,151 @@
+"""Cost and strength of the search agent (``agents.search.PIMCAgent``) against HeuristicAgent.
+
+    python benchmarks/bench_search.py time  [--hands 4] [--worlds 12] [--candidates 5]
+    python benchmarks/bench_search.py curve [--deals 50] [--worlds 4 8 12 24] [--workers 2]
+
+``time`` plays hands (PIMC in seats 0/2, HeuristicAgent in 1/3, reference ``rules.Game``) and
+reports per searched decision the median / p90 time — process CPU time (what one core spends,
+robust to other jobs on the machine) and wall time — and the rollouts per second inside the
+search (hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
+(``agents.eval.arena``, as ``shengji-eval``) for each number of worlds ``W`` (``worlds=W`` to
+choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and reports the win rate of
+hands with its 95% Wilson interval. Both print a table and a JSON line. ``eval --part i --parts
+n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one JSON line per
+hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
+gives the win rate and its interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import HeuristicAgent  # noqa: E402
+from agents.eval import Deals, play_deals, summarize, wilson  # noqa: E402
+from agents.search import PIMCAgent  # noqa: E402
+from shengji_env import Rules  # noqa: E402
+from shengji_env.core.observe import observe_game  # noqa: E402
+from shengji_env.rules.actions import Phase  # noqa: E402
+from shengji_env.rules.game import Game  # noqa: E402
+
+
+def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0) -> dict:
+    rules = Rules()
+    agent = PIMCAgent(rules, worlds=worlds, recheck=worlds, candidates=candidates, seed=seed)
+    heur = HeuristicAgent(rules)
+    cpu, wall = [], []
+    for h in range(hands):
+        game = Game(rules, 1000 + seed + h)
+        while game.phase != Phase.OVER:
+            seat = game.to_act
+            mask = np.zeros(66, dtype=np.int8)
+            mask[game.legal_actions()] = 1
+            obs = {"observation": observe_game(game, seat), "action_mask": mask}
+            if seat % 2 == 0:
+                n, c, w = agent.stats["searched"], time.process_time(), time.perf_counter()
+                a = agent.act(obs)
+                if agent.stats["searched"] > n:
+                    cpu.append(time.process_time() - c)
+                    wall.append(time.perf_counter() - w)
+            else:
+                a = heur.act(obs)
+            game.step(a)
+    st = agent.stats
+    return {"worlds": worlds, "candidates": candidates, "hands": hands, "searched": len(cpu),
+            "cpu_median_s": float(np.median(cpu)), "cpu_p90_s": float(np.percentile(cpu, 90)),
+            "wall_median_s": float(np.median(wall)), "rollouts": st["rollouts"],
+            "rollouts_per_decision": st["rollouts"] / max(1, st["searched"]),
+            "rollouts_per_s": st["rollouts"] / st["rollout_s"],
+            "rollouts_per_cpu_s": st["rollouts"] / st["rollout_cpu_s"]}
+
+
+def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0) -> list[dict]:
+    rules = Rules()
+    deal_set = Deals.generate(deals, rules, seed=seed)
+    out = []
+    for w in worlds_list:
+        agent = PIMCAgent(rules, worlds=w, recheck=w, candidates=candidates, seed=seed)
+        start = time.perf_counter()
+        rec = play_deals((agent, HeuristicAgent(rules)), deal_set, rules, seed=seed,
+                         workers=workers)
+        s = summarize(rec)
+        won = int(round(s["win_rate"] * len(rec)))
+        lo, hi = wilson(won, len(rec))
+        out.append({"worlds": w, "candidates": candidates, "hands": len(rec),
+                    "win_rate": s["win_rate"], "ci95": [lo, hi],
+                    "mean_reward": s.get("mean_reward"), "wall_s": time.perf_counter() - start})
+        print(f"worlds {w:3d}: {100 * s['win_rate']:.1f}% of {len(rec)} hands "
+              f"[{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
+    return out
+
+
+def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0) -> None:
+    """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings,
+    as ``shengji-eval``: the agents are deterministic, so the hands are the same) and append one
+    JSON line per hand to ``out`` as it ends — a run that is stopped keeps what it played."""
+    rules = Rules()
+    deal_set = Deals.generate(deals, rules, seed=seed)
+    agent, heur = PIMCAgent(rules, seed=seed), HeuristicAgent(rules)
+    for i in range(part, deals, parts):
+        one = Deals(deal_set.decks[i:i + 1], deal_set.first_drawers[i:i + 1], seed=seed)
+        rec = play_deals((agent, heur), one, rules, seed=seed)
+        with open(out, "a") as f:
+            for k in range(len(rec)):
+                f.write(json.dumps({"deal": i, "a_seats": int(rec.a_seats[k]),
+                                    "a_reward": float(rec.a_reward[k]),
+                                    "a_dealer": bool(rec.a_dealer[k]),
+                                    "attacker_points": int(rec.attacker_points[k])}) + "\n")
+
+
+def eval_summary(paths: list[str]) -> dict:
+    rows = [json.loads(line) for p in paths for line in open(p) if line.strip()]
+    won = sum(r["a_reward"] > 0 for r in rows)
+    lo, hi = wilson(won, len(rows))
+    reward = np.array([r["a_reward"] for r in rows])
+    return {"hands": len(rows), "deals_complete": len({r["deal"] for r in rows}), "wins": won,
+            "win_rate": won / max(1, len(rows)), "ci95": [lo, hi],
+            "mean_reward": float(reward.mean()) if rows else None}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("mode", choices=("time", "curve", "eval", "summary"))
+    p.add_argument("--part", type=int, default=0)
+    p.add_argument("--parts", type=int, default=1)
+    p.add_argument("--out", nargs="+", default=["/tmp/pimc_eval.jsonl"])
+    p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--deals", type=int, default=50)
+    p.add_argument("--worlds", type=int, nargs="+", default=None)
+    p.add_argument("--candidates", type=int, default=5)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.mode == "time":
+        for w in args.worlds or [12]:
+            r = time_decisions(w, args.candidates, args.hands, args.seed)
+            print(f"worlds {w:3d} × candidates {args.candidates}: {r['searched']} searched "
+                  f"decisions, CPU median {1e3 * r['cpu_median_s']:.0f} ms (p90 "
+                  f"{1e3 * r['cpu_p90_s']:.0f}), wall median {1e3 * r['wall_median_s']:.0f} ms, "
+                  f"{r['rollouts_per_decision']:.0f} rollouts per decision, "
+                  f"{r['rollouts_per_cpu_s']:.0f} rollouts per CPU second "
+                  f"({r['rollouts_per_s']:.0f} per wall second)")
+            print(json.dumps(r))
+    elif args.mode == "eval":
+        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed)
+    elif args.mode == "summary":
+        print(json.dumps(eval_summary(args.out)))
+    else:
+        print(json.dumps(curve(args.worlds or [4, 8, 12, 24], args.deals, args.workers,
+                               args.candidates, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

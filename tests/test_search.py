@@ -1,0 +1,290 @@
+"""The search agent (``agents.search``): world sampler, worlds → states, plays, rollouts, agent.
+
+* the sampler is exactly uniform over physical deals (against enumeration on small problems,
+  with voids, known cards and a kitty) and every sampled world is consistent with the view,
+  over random mid-hand states; the true hidden cards always satisfy the view's constraints;
+* a world becomes a ``BatchState`` whose observation for seat 0 *is* the seat's observation and
+  whose mask is its mask (so nothing the engine adds can differ from what the seat sees);
+* no peeking: the agent's decision is a function of the observation only — states with other
+  hidden cards but the same observation give the same search;
+* whole plays: ``follow_plays`` is ``rules.legal_follows``; leads hold every unit;
+* the agent plays only legal actions, one world and one candidate make the rollout policy's
+  play, and a seeded decision is reproducible.
+"""
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+from agents import HeuristicAgent
+from agents.plays import follow_plays, lead_plays, play_key
+from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
+from agents.search.rollout import NetRollout, load_rollout_net
+from agents.search.sampler import Constraints, consistent
+from shengji_env import Rules, cards
+from shengji_env.core import Engine
+from shengji_env.core.observe import decode, observe_game
+from shengji_env.core.world import world_states
+from shengji_env.rules import TrumpContext, legal_follows
+from shengji_env.rules.actions import Phase
+from shengji_env.rules.game import Game
+
+PLAY = int(Phase.PLAY)
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def mid_hand_states(cfg, seeds, every=0.25, rng_seed=0):
+    """``(engine, state, observation, mask)`` at PLAY decisions with an empty selection, from
+    hands played by HeuristicAgent (one game per seed), a share ``every`` of them."""
+    h = HeuristicAgent(cfg)
+    rng = np.random.default_rng(rng_seed)
+    for seed in seeds:
+        eng = Engine(cfg, 1, seed=seed)
+        s = eng.reset()
+        while not s.done[0]:
+            mask = eng.legal_mask(s)[0]
+            obs = eng.observe(s)[0]
+            if s.phase[0] == PLAY and not s.selection[0].any() and rng.random() < every:
+                yield eng, s, obs, mask
+            a = h.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            s, _, _ = eng.step(s, np.array([a]))
+
+
+def true_holders(s, view):
+    """The real hidden cards as the sampler's holders (relative seats 1-3, kitty if unknown)."""
+    seat = int(s.to_act[0])
+    rows = [s.hands[0, (seat + r) % 4] for r in (1, 2, 3)]
+    return np.stack(rows + ([] if view.dealer == 0 else [s.kitty[0]])).astype(np.int64)
+
+
+def enumerate_deals(cons: Constraints) -> Counter:
+    """Exact distribution: every physical deal (each copy labelled) satisfying ``cons``,
+    counted by the count-vector deal it makes."""
+    copies = [c for c in range(54) for _ in range(int(cons.pool[c]))]
+    H = cons.num_holders
+    out = Counter()
+    for assign in itertools.product(range(H), repeat=len(copies)):
+        deal = np.zeros((H, 54), dtype=np.int64)
+        for c, h in zip(copies, assign):
+            deal[h, c] += 1
+        if consistent(cons, deal):
+            out[deal.tobytes()] += 1
+    return out
+
+
+def small_problem(with_kitty: bool) -> Constraints:
+    """Seven unseen cards (three identities twice, as with two decks) in three effective suits,
+    a void, known cards (one for a seat, one for 'dealer or kitty')."""
+    pool = np.zeros(54, dtype=np.int64)
+    pool[[0, 1, 13, 26]] = [2, 1, 2, 2]                       # S2 S2 S3 H2 H2 C2 C2
+    group = np.repeat(np.arange(4), 13)
+    group = np.concatenate([group, [4, 4]])
+    if with_kitty:
+        capacity = np.array([2, 2, 1, 2])
+        allowed = np.ones((4, 5), dtype=bool)
+        allowed[1, 1] = False                                 # seat 2 is void in hearts
+        known = [((2,), 26, 1), ((0, 3), 0, 1)]
+    else:
+        capacity = np.array([3, 2, 2])
+        allowed = np.ones((3, 5), dtype=bool)
+        allowed[0, 1] = False                                 # seat 1 is void in hearts
+        known = [((1,), 0, 1), ((2,), 13, 1)]
+    return Constraints(pool, group, capacity, allowed, known)
+
+
+# ------------------------------------------------------------------------------ sampler
+
+@pytest.mark.parametrize("with_kitty", [False, True])
+def test_sampler_is_exactly_uniform_over_physical_deals(with_kitty):
+    cons = small_problem(with_kitty)
+    exact = enumerate_deals(cons)
+    assert len(exact) > 5
+    assert len(set(exact.values())) > 1, "multiplicities must differ for the test to mean much"
+    n = 30000
+    deals = sample_deals(cons, n, np.random.default_rng(1)).astype(np.int64)
+    seen = Counter(d.tobytes() for d in deals)
+    assert set(seen) <= set(exact), "a sampled deal breaks the constraints"
+    keys = sorted(exact)
+    total = sum(exact.values())
+    expected = np.array([exact[k] / total * n for k in keys])
+    observed = np.array([seen[k] for k in keys])
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_sampled_worlds_are_consistent_mid_hand():
+    cfg = Rules()
+    sampler = UniformSampler(cfg)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=range(3), every=0.3):
+        view = decode(obs, cfg)
+        cons = constraints_from_view(view, cfg)
+        assert consistent(cons, true_holders(s, view)), "the true deal must be possible"
+        hands, kitty = sampler.sample(view, 8, rng)
+        for w in range(8):
+            holders = hands[w, 1:] if view.dealer == 0 else np.concatenate([hands[w, 1:],
+                                                                             kitty[w][None]])
+            assert consistent(cons, holders)
+            # conservation: every card once per deck over hands, kitty and everything played
+            total = hands[w].astype(int).sum(0) + kitty[w] + view.played.astype(int).sum(0)
+            assert (total == cfg.decks).all()
+        # the world as an engine state: the seat sees exactly its observation and mask
+        W = world_states(eng, view, hands, kitty)
+        assert (eng.observe(W, seats=np.zeros(8, dtype=np.int64)) == obs[None]).all()
+        assert (eng.legal_mask(W) == mask[None]).all()
+        checked += 1
+    assert checked > 30
+
+
+def test_sampler_respects_voids_and_known_cards_late_in_the_hand():
+    cfg = Rules()
+    rng = np.random.default_rng(2)
+    hit_void = hit_known = 0
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=range(3, 6), every=0.5):
+        view = decode(obs, cfg)
+        if view.tricks_done < 12:
+            continue
+        cons = constraints_from_view(view, cfg)
+        hit_void += int((~cons.allowed).any())
+        hit_known += int(bool(cons.known))
+        deals = sample_deals(cons, 16, rng).astype(np.int64)
+        assert all(consistent(cons, d) for d in deals)
+    assert hit_void and hit_known
+
+
+def test_no_peeking_same_observation_same_search():
+    """A state with other hidden cards but the same observation gives the same decision: the
+    search reads nothing but the observation."""
+    cfg = Rules()
+    agent_a = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=5)
+    agent_b = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=5)
+    sampler = UniformSampler(cfg)
+    done = 0
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=[11], every=0.2):
+        view = decode(obs, cfg)
+        hands, kitty = sampler.sample(view, 1, np.random.default_rng(done))
+        other = world_states(eng, view, hands, kitty)   # another deal of the hidden cards
+        if np.array_equal(true_holders(s, view)[:3], hands[0, 1:]):
+            continue  # late in a hand the sampled deal may be the true one
+        obs_other = eng.observe(other)[0]
+        assert np.array_equal(obs_other, obs)
+        a = agent_a.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+        b = agent_b.act({"observation": obs_other, "action_mask": eng.legal_mask(other)[0]})
+        assert a == b
+        va, vb = agent_a.last["values"], agent_b.last["values"]
+        assert (va is None and vb is None) or np.array_equal(va, vb)
+        done += 1
+        if done == 4:
+            break
+    assert done == 4
+
+
+# ------------------------------------------------------------------------------ plays
+
+def test_follow_plays_are_the_legal_follows():
+    cfg = Rules()
+    ctx = TrumpContext.from_rules(0, 0, cfg)  # level 2, spades trump
+    cases = [("H:A A K 9 9 8 5, C:3", "H:Q Q"), ("H:9 8 5, S:3 3, C:4", "H:K K J J"),
+             ("H:10 9 9 8 8 7, D:6", "H:K K Q Q"), ("D:A, C:7 7 6, S:4", "H:3 3")]
+    for hand, lead in cases:
+        h, ld = cards.parse(hand), cards.parse(lead)
+        want = {play_key(p) for p in legal_follows(h, ld, ctx, cfg)}
+        got = [play_key(p) for p in follow_plays(h, ld, ctx, cfg, cap=1000)]
+        assert len(got) == len(set(got)) and set(got) == want, (hand, lead)
+        assert len(follow_plays(h, ld, ctx, cfg, cap=2)) == min(2, len(want))
+
+
+def test_lead_plays_hold_every_unit_and_only_safe_throws():
+    cfg = Rules()
+    ctx = TrumpContext.from_rules(0, 0, cfg)
+    hand = cards.parse("H:A A K K Q 5, C:9, S:3 3 4 4")
+    unseen = np.full(54, 2, dtype=np.int64) - hand
+    plays = {play_key(p) for p in lead_plays(hand, ctx, unseen)}
+    for unit in ("H:A", "H:5", "H:A A", "H:K K", "H:A A K K", "C:9", "S:3 3 4 4", "S:4 4"):
+        assert play_key(cards.parse(unit)) in plays, unit
+    assert play_key(cards.parse("H:A A K K Q")) in plays  # nothing unseen beats any of it
+    assert play_key(cards.parse("H:A A K K Q 5")) not in plays  # the 5 would be beaten
+
+
+# ------------------------------------------------------------------------------ rollouts, agent
+
+def test_fast_logits_equal_the_network():
+    cfg = Rules()
+    net = load_rollout_net(None, cfg)
+    fast = NetRollout(net)
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=[21], every=0.2):
+        batch = np.repeat(obs[None], 7, 0)
+        with torch.no_grad():
+            ref = net(torch.from_numpy(batch))[0]
+        assert torch.allclose(fast.logits(batch), ref, atol=1e-4)
+
+
+def play_hand_with(agent, cfg, seed):
+    """One hand through the reference game: ``agent`` in seats 0 and 2, HeuristicAgent in 1
+    and 3; every action must be legal (``Game.step`` raises otherwise)."""
+    game = Game(cfg, seed)
+    heur = HeuristicAgent(cfg)
+    while game.phase != Phase.OVER:
+        seat = game.to_act
+        mask = np.zeros(66, dtype=np.int8)
+        legal = game.legal_actions()
+        mask[legal] = 1
+        obs = {"observation": observe_game(game, seat), "action_mask": mask}
+        a = (agent if seat % 2 == 0 else heur).act(obs, np.random.default_rng(0))
+        assert a in legal
+        game.step(a)
+
+
+def test_agent_plays_only_legal_actions():
+    cfg = Rules()
+    agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=0)
+    play_hand_with(agent, cfg, seed=3)
+    assert agent.stats["searched"] > 10
+
+
+def test_agent_names_the_problem_when_the_network_does_not_fit_the_rules():
+    with pytest.raises(ValueError, match="does not fit these rules"):
+        PIMCAgent(Rules(decks=1))
+
+
+def test_one_world_one_candidate_makes_the_rollout_policys_play():
+    cfg = Rules()
+    agent = PIMCAgent(cfg, worlds=1, candidates=1, seed=0)
+    net = NetRollout(load_rollout_net(None, cfg))
+    checked = 0
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=[31], every=0.3):
+        # the network's own play, card by card in the engine
+        t = s.copy()
+        seat, before = int(t.to_act[0]), t.tricks_done[0]
+        hand0 = t.hands[0, seat].copy()
+        while int(t.to_act[0]) == seat and t.tricks_done[0] == before and t.phase[0] == PLAY:
+            a = net(eng.observe(t), eng.legal_mask(t))
+            t, _, _ = eng.step(t, a)
+            if a[0] == 55:
+                break
+        made = hand0 - t.hands[0, seat]
+        agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+        assert np.array_equal(agent.last["candidates"][agent.last["chosen"]], made)
+        checked += 1
+    assert checked > 10
+
+
+def test_seeded_decision_is_reproducible():
+    cfg = Rules()
+    states = list(itertools.islice(mid_hand_states(cfg, seeds=[41], every=0.5), 6))
+    runs = []
+    for _ in range(2):
+        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=9)
+        out = []
+        for eng, s, obs, mask in states:
+            agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            out.append((agent.last["chosen"], None if agent.last["values"] is None
+                        else agent.last["values"].tobytes()))
+        runs.append(out)
+    assert runs[0] == runs[1]
+    assert any(v is not None for _, v in runs[0])
