@@ -52,7 +52,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..rules import seats
-from ..rules.actions import MAX_CHOICES, Phase
+from ..rules.actions import Phase, max_choices
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
 # relative seat r → absolute seat, per observer: index arrays made once (a list index is
@@ -70,7 +70,7 @@ def _blocks(cfg) -> list[tuple[str, int]]:
               ("declaration", 4), *((name, 1) for name in SCALARS), ("phase", 6),
               ("team_levels", 26)]
     if cfg.failed_throw_choice == "NEXT_PLAYER":
-        blocks.append(("candidates", MAX_CHOICES * 54))
+        blocks.append(("candidates", max_choices(cfg.decks) * 54))
     return blocks
 
 
@@ -116,7 +116,7 @@ class ObservationView:
     dealer_side: bool         # I am on the dealer side
     phase: Phase
     team_levels: tuple        # (my team, other team), rank indices
-    candidates: np.ndarray | None  # uint8[MAX_CHOICES, 54] or None
+    candidates: np.ndarray | None  # uint8[max_choices(decks), 54] or None
 
 
 def _onehot_index(v: np.ndarray) -> int:
@@ -159,7 +159,7 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         phase=Phase(_onehot_index(obs[at["phase"]])),
         team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
                      _onehot_index(obs[at["team_levels"]][13:])),
-        candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None)
+        candidates=cards_("candidates", max_choices(cfg.decks)) if "candidates" in at else None)
 
 
 def observe_game(game, seat: int | None = None) -> np.ndarray:

@@ -43,6 +43,16 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "win_condition": ("PASS_A", "MUST_DEFEND_A"),
     "fixed_trump": ("S", "H", "C", "D", "NT"),
 }
+#: option values that ``Rules`` accepts (they are §11 options) but ``Game`` and ``Engine`` refuse to
+#: play, with the reason. Everything else of §11 is played, for 1-4 decks.
+REFUSED: dict[str, tuple[str, str]] = {
+    "partnership": ("FIND_FRIEND", "the partner is hidden until his card is played, which needs a "
+                    "naming decision, per-player levels and observations of an unknown partnership "
+                    "(RULES.md §10.6); rules.scoring.resolve_friend implements the partner rule"),
+    "throw_decomposition": ("LEADER_DECLARED", "RULES.md defines only the canonical decomposition "
+                            "(§6.2, AMB-21); which decompositions a leader may declare, and how, is "
+                            "not specified, so there is no rule to implement (and no action for it)"),
+}
 #: options whose default depends on ``decks`` (§4.1, §10.3, §10.7); ``None`` means "derive it"
 _DERIVED = ("kitty_size", "level_step", "tuple_beats_chain")
 _BOOLS = ("always_trump_two", "allow_no_trump_declaration", "allow_reinforce",
