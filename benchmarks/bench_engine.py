@@ -8,8 +8,9 @@ legal action per game and steps; finished games restart at once. Reports the med
     python benchmarks/bench_engine.py --decks 1 2 3 4 --sizes 1 1024 --repeats 5  # one table
 
 With several ``--decks`` the runs are interleaved (per repeat and size, every deck count in
-turn) so that a noisy machine slows them alike, and the table gives each deck count's share of
-the 2-deck figure (``vs 2 decks``).
+turn) so that a noisy machine slows them alike; warm-up and timed steps scale with the hand
+length (× decks / 2), and the table gives each deck count's share of the 2-deck figure
+(``vs 2 decks``).
 
 ``--baseline REV`` times the engine of git revision REV side by side with the working tree's:
 REV is exported to a temporary directory beside the working tree (removed afterwards, also on
@@ -136,8 +137,10 @@ def by_decks(args) -> dict:
     for r in range(args.repeats):
         for b in args.sizes:
             for d in args.decks:
-                runs[d, b].append(run(b, args.steps, seed=r, rules=Rules(decks=d),
-                                      warmup=warmup_for(b, args.warmup)))
+                # a hand has ~decks/2 times the decisions of a 2-deck hand: time as many hands
+                scale = d / 2
+                runs[d, b].append(run(b, round(args.steps * scale), seed=r, rules=Rules(decks=d),
+                                      warmup=round(warmup_for(b, args.warmup) * scale)))
     med = {d: {b: {k: float(np.median([x[k] for x in runs[d, b]])) for k in runs[d, b][0]}
                for b in args.sizes} for d in args.decks}
     print(f"{'decks':>5} {'B':>6} {'decisions/s':>14} {'hands/s':>10} {'vs 2 decks':>11}")

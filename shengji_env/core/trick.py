@@ -217,19 +217,22 @@ def commit_leads(eng, s, G):
     simple = (n == 1) | (((sel == 1).sum(1) == 0)
                          & (np.bitwise_count(pbits) == (sel >= 2).sum(1)) & contiguous)
     tractorish = (pbits & (pbits >> 1)) != 0
+    lead = sel.copy()
+    chooser = np.zeros(G.size, dtype=bool)
     if eng.switches.tuples:
-        # one unit: every identity the same number of times (a triple, not a triple + pair);
-        # leads holding a triple or quad are validated by the scalar rules
+        # one unit: every identity the same number of times (a triple, not a triple + pair)
         counts = sel.astype(np.int16)
         same = counts.max(1) * (sel > 0).sum(1) == n
         simple &= (n == 1) | same
-        tractorish |= (sel >= 3).any(1)
-    lead = sel.copy()
-    chooser = np.zeros(G.size, dtype=bool)
-    V = np.flatnonzero(~simple & ~tractorish)
-    if V.size:
-        lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
-    for i in np.flatnonzero(~simple & tractorish):  # throws holding a tractor (triple): scalar
+        tractorish = _has_chain(sel, idx, eng.cfg.decks)
+        V = np.flatnonzero(~simple & ~tractorish)
+        if V.size:  # throws of singles, pairs, triples and quads: one unit per identity
+            lead[V], chooser[V] = _tuple_throws(eng, s, G[V], sel[V], n[V])
+    else:
+        V = np.flatnonzero(~simple & ~tractorish)
+        if V.size:
+            lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
+    for i in np.flatnonzero(~simple & tractorish):  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
@@ -301,6 +304,68 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
         s.candidates[g, 0, low_pair[i] % 64] = 2
         s.candidates[g, 1, low_single[i] % 64] = 1
         s.n_candidates[g] = 2
+    _reveal(s, G[failed], sel[failed])
+    _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
+    return lead, chooser
+
+
+def _has_chain(counts, idx, decks):
+    """``bool[g]`` — the canonical decomposition (§6.2) of ``counts`` holds a chain unit.
+
+    Pass ``k`` of §6.2 sees only identities held exactly ``k`` times (larger counts went in
+    earlier passes, whole), so a chain of ``k``-tuples is two adjacent positions that both hold
+    an identity exactly ``k`` times."""
+    out = np.zeros(counts.shape[0], dtype=bool)
+    one = np.left_shift(np.int64(1), idx.astype(np.int64))
+    for k in range(2, decks + 1):
+        b = np.bitwise_or.reduce(np.where(counts == k, one, 0), axis=1)
+        out |= (b & (b >> 1)) != 0
+    return out
+
+
+def _tuple_throws(eng, s, G, sel, n):
+    """``_pairs_and_singles_throws`` for 3-4 decks: throws without chains, whose units are one
+    per identity — a single, pair, triple or quad (``k`` = its count). A unit type ``(k, 1)``
+    fails when another hand holds ``k`` identical cards of the led suit ranked strictly higher
+    than its lowest unit (§7.3); candidates in decomposition order, ``k`` descending (§7.4)."""
+    d = eng.cfg.decks
+    idx, eff = s.idx[G], s.eff[G]
+    rows = np.arange(G.size)
+    suit = eff[rows, (sel > 0).argmax(1)]
+    leader = s.leader[G].astype(np.int64)
+    oth = s.hands[G[:, None], (leader[:, None] + np.arange(1, 4)) % 4]  # (g, 3, 54)
+    in_e = (eff == suit[:, None])[:, None, :]
+    top = idx.astype(np.int16)[:, None, :] + 1  # 1-based: 0 means "none" after the product
+    key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
+    none = _BIG * 64
+    ks = np.arange(d, 0, -1)  # decomposition order of the types
+    low = np.stack([np.where(sel == k, key, none).min(1) for k in ks], axis=1)  # (g, K)
+    best = np.stack([(((oth >= k) & in_e) * top).max((1, 2)) - 1 for k in ks], axis=1)
+    fail = (low < none) & (best > low // 64)
+    n_fail = fail.sum(1)
+    failed = n_fail > 0
+    choice = eng.switches.failed_throw_choice
+    if choice == "NEXT_PLAYER":
+        chooser = n_fail >= 2
+        rank = np.where(fail, 0, 1)  # the only failing type
+    elif choice == "AUTO_LOWEST_RANK":  # lowest top, ties: fewer cards
+        chooser = np.zeros(G.size, dtype=bool)
+        rank = np.where(fail, (low // 64) * 8 + ks, _BIG * 8)
+    else:  # AUTO_FEWEST_CARDS: fewest cards, ties: lowest top
+        chooser = np.zeros(G.size, dtype=bool)
+        rank = np.where(fail, ks * _BIG + low // 64, _BIG * _BIG)
+    pick = rank.argmin(1)  # first minimum: decomposition order breaks any remaining tie
+    forced = failed & ~chooser
+    lead = sel.copy()
+    lead[forced] = 0
+    F = rows[forced]
+    lead[F, low[F, pick[F]] % 64] = ks[pick[F]]
+    for i in np.flatnonzero(chooser):
+        g = G[i]
+        s.candidates[g] = 0
+        for c, j in enumerate(np.flatnonzero(fail[i])):
+            s.candidates[g, c, low[i, j] % 64] = ks[j]
+        s.n_candidates[g] = n_fail[i]
     _reveal(s, G[failed], sel[failed])
     _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
     return lead, chooser
