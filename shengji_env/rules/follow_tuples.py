@@ -154,8 +154,10 @@ def witnesses(in_suit: np.ndarray, lead: np.ndarray, ctx: TrumpContext, cfg,
 
     ``within``: only assignments whose parts lie inside these cards (a candidate follow), which
     keeps the search small when checking one play."""
-    return list(_witnesses(tuple(int(x) for x in in_suit), tuple(int(x) for x in lead),
-                           None if within is None else tuple(int(x) for x in within),
+    def key(a):
+        return tuple(np.asarray(a).tolist())
+
+    return list(_witnesses(key(in_suit), key(lead), None if within is None else key(within),
                            ctx.level, ctx.trump, ctx.decks, ctx.always_trump_two,
                            cfg.titanic_follow_order, cfg.follow_partial_tractor))
 

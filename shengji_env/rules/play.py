@@ -67,13 +67,23 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     a quad does not break a 3-pair tractor)."""
     hand = _u8(hand)
     layout = _suit_layout(suit, ctx)
-    for top, _ in _placements(hand, layout, unit.k, unit.length):
-        if top > unit.top:
-            return True
+    if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
+        return True
     if tuple_beats_chain and unit.length >= 2:
         for k in range(unit.k + 1, ctx.decks + 1):
-            if unit.size % k == 0 and any(True for _ in _placements(hand, layout, k, unit.size // k)):
+            if unit.size % k == 0 and _has_run(hand, layout, k, unit.size // k, 0):
                 return True
+    return False
+
+
+def _has_run(hand, layout, k: int, length: int, min_top: int) -> bool:
+    """Can a (k, length) unit with top >= ``min_top`` be cut from ``hand``: ``length``
+    consecutive positions each holding some identity ``k`` times (§6.1)?"""
+    run = 0
+    for top, ids in enumerate(layout):
+        run = run + 1 if any(hand[c] >= k for c in ids) else 0
+        if run >= length and top >= min_top:
+            return True
     return False
 
 
@@ -284,12 +294,13 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
     if ctx.decks >= 3 and n == 1:
         return free & is_suit
     if ctx.decks >= 3:  # §8.3: the greedy assignments' committed cards, once per call
-        ws = follow_tuples.witnesses(in_suit, lead, ctx, cfg)
-        for c in np.flatnonzero(free & is_suit):
-            trial = sel.copy()
-            trial[c] += 1
-            out[c] = any(int(np.maximum(trial, w).sum()) <= n for w in ws)
-        return out
+        # adding one copy of c to the selection costs one more card of witness w iff w[c] <= sel[c]
+        ws = np.array(follow_tuples.witnesses(in_suit, lead, ctx, cfg), dtype=np.int64)
+        if not ws.size:
+            return out
+        base = np.maximum(sel, ws).sum(1)  # (w,)
+        cost = base[:, None] + (ws <= sel)  # (w, 54)
+        return free & is_suit & (cost <= n).any(0)
     req = lead_requirements(lead, ctx)  # once per call, not once per candidate card
     for c in np.flatnonzero(free & is_suit):
         trial = sel.copy()
