@@ -226,3 +226,17 @@ def test_deck_sizes(decks, kitty, step, hand):
     r = Rules(decks=decks)
     assert (r.kitty_size, r.level_step, r.hand_size, r.total_points) == (kitty, step, hand, 100 * decks)
     assert r.tuple_beats_chain is (decks == 4)
+
+
+@pytest.mark.parametrize("option,value", [("partnership", "FIND_FRIEND"),
+                                          ("throw_decomposition", "LEADER_DECLARED")])
+def test_refused_options_say_why(option, value):
+    from shengji_env.core import Engine
+    from shengji_env.rules import Game
+    from shengji_env.rules.config import REFUSED
+
+    cfg = Rules(**{option: value})  # a valid §11 option ...
+    assert REFUSED[option][0] == value
+    for make in (lambda: Game(cfg, 0), lambda: Engine(cfg, 2, 0)):
+        with pytest.raises(NotImplementedError, match=f"{option}='{value}' is not playable: "):
+            make()  # ... that the game refuses, with the reason

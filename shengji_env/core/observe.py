@@ -30,7 +30,8 @@ leading       1       1 if I am to lead the current trick
 dealer_side   1       1 if I am on the dealer side (0 while the dealer is undecided)
 phase         6       one-hot DECLARE, NAME, BURY, PLAY, CHOOSE, OVER
 team_levels   26      one-hot level of my team, then of the other team (match progress)
-candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
+candidates    C×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent;
+                      C = rules.actions.max_choices(decks): 5 for 1-2 decks, 8 for 3, 10 for 4)
 ============  ======  ====================================================================
 
 ``layout(cfg)`` returns the offsets; ``decode(observation, cfg)`` gives an
@@ -42,6 +43,8 @@ version history). Observation version history:
 
 * ``shengji_v0`` (0.1.0): the layout above. The six one-wide blocks from ``attacker_points`` to
   ``dealer_side`` were one block named ``scalars`` before 0.2.0 (same offsets and values).
+  3 and 4 decks (issue 12) use the same blocks (card counts up to 3 or 4); only ``candidates``
+  grows with the deck count. The 1- and 2-deck layouts are unchanged.
 """
 
 from __future__ import annotations

@@ -71,6 +71,12 @@ class Rules:
     ``fixed_trump`` is the trump for ``declaration_mode="FIXED"`` (S, H, C, D or NT) — not a
     §11 name: §4.7 says the caller supplies it, this is where.
 
+    ``decks`` 1-4 are all played (§4.1, §10.7). ``ruff_match="COUNT_ONLY"`` reads AMB-11 as "no
+    fewer tuples and no fewer chains of each size than the lead" (tractor lengths not compared);
+    its overruff value is defined in ``rules.play._count_only_value``. Values in ``REFUSED`` are
+    accepted here but not played (``Game`` and ``Engine`` raise ``NotImplementedError`` with the
+    reason).
+
     Which of the deck-derived options were given explicitly (not ``None``) is recorded, so that
     :meth:`replace` can derive the others again for a new ``decks``. The record is *not* part of
     equality, hashing, ``repr``, ``dataclasses.asdict`` or ``vars()``: ``Rules() ==
