@@ -18,6 +18,7 @@ OPTION_SETS = [
     {"throw_penalty": "FIXED_10", "kitty_multiplier": "LINEAR"},
     {"follow_partial_tractor": True, "always_trump_two": True},
     {"throw_comparison": "ALL_UNITS", "ruff_match": "COUNT_ONLY"},
+    {"ruff_match": "COUNT_ONLY"},  # alone: ALL_UNITS sends throws to the scalar rules
     {"first_hand_dealer": "FINAL_DECLARER", "allow_self_overturn": True},
     {"first_hand_no_declaration": "REDEAL", "allow_reinforce": False},
     {"first_hand_no_declaration": "FIRST_DRAWER_FLIP_KITTY", "flip_joker_result": "NEXT_CARD"},
