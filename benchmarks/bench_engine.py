@@ -5,6 +5,12 @@ legal action per game and steps; finished games restart at once. Reports the med
 ``--repeats`` runs per batch size as a table and as JSON (``--json PATH`` also writes the JSON).
 
     python benchmarks/bench_engine.py [--sizes 1 64 1024 4096] [--steps 200] [--repeats 3]
+    python benchmarks/bench_engine.py --decks 1 2 3 4 --sizes 1 1024 --repeats 5  # one table
+
+With several ``--decks`` the runs are interleaved (per repeat and size, every deck count in
+turn) so that a noisy machine slows them alike; warm-up and timed steps scale with the hand
+length (× decks / 2), and the table gives each deck count's share of the 2-deck figure
+(``vs 2 decks``).
 
 ``--baseline REV`` times the engine of git revision REV side by side with the working tree's:
 REV is exported to a temporary directory beside the working tree (removed afterwards, also on
@@ -94,7 +100,7 @@ def worker(args) -> None:
     if not imported.is_relative_to(root):
         sys.exit(f"bench_engine.py --worker: imported {imported}, expected a shengji_env inside {root}")
     (b,) = args.sizes
-    res = run(b, args.steps, seed=args.seed, rules=Rules(decks=args.decks),
+    res = run(b, args.steps, seed=args.seed, rules=Rules(decks=args.decks[0]),
               warmup=warmup_for(b, args.warmup))
     if foreign := _foreign_modules(root):
         sys.exit(f"bench_engine.py --worker: modules from outside {root}: {'; '.join(foreign)}")
@@ -107,7 +113,10 @@ def compare(args) -> dict:
         sys.path.insert(0, str(here))
     import baseline
 
-    opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks)]
+    if len(args.decks) != 1:
+        print("bench_engine.py: --baseline times one deck count; give one --decks", file=sys.stderr)
+        sys.exit(2)
+    opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks[0])]
     try:
         res = baseline.compare(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
     except baseline.BaselineError as err:
@@ -117,7 +126,31 @@ def compare(args) -> dict:
         print("bench_engine.py: interrupted", file=sys.stderr)
         sys.exit(130)
     print(baseline.format_table(res))
-    return {**res, "decks": args.decks, "steps": args.steps, "warmup": args.warmup}
+    return {**res, "decks": args.decks[0], "steps": args.steps, "warmup": args.warmup}
+
+
+def by_decks(args) -> dict:
+    """Several deck counts in one run, interleaved; prints the table, returns the medians."""
+    from shengji_env.rules import Rules
+
+    runs = {(d, b): [] for d in args.decks for b in args.sizes}
+    for r in range(args.repeats):
+        for b in args.sizes:
+            for d in args.decks:
+                # a hand has ~decks/2 times the decisions of a 2-deck hand: time as many hands
+                scale = d / 2
+                runs[d, b].append(run(b, round(args.steps * scale), seed=r, rules=Rules(decks=d),
+                                      warmup=round(warmup_for(b, args.warmup) * scale)))
+    med = {d: {b: {k: float(np.median([x[k] for x in runs[d, b]])) for k in runs[d, b][0]}
+               for b in args.sizes} for d in args.decks}
+    print(f"{'decks':>5} {'B':>6} {'decisions/s':>14} {'hands/s':>10} {'vs 2 decks':>11}")
+    for b in args.sizes:
+        for d in args.decks:
+            m = med[d][b]
+            rel = (f"{m['decisions_per_s'] / med[2][b]['decisions_per_s']:>10.0%}"
+                   if 2 in med else "")
+            print(f"{d:>5} {b:>6} {m['decisions_per_s']:>14,.0f} {m['hands_per_s']:>10,.1f} {rel:>11}")
+    return med
 
 
 def main(argv=None):
@@ -125,7 +158,8 @@ def main(argv=None):
     ap.add_argument("--sizes", type=_count(1), nargs="+", default=[1, 64, 1024, 4096])
     ap.add_argument("--steps", type=_count(1), default=300, help="timed steps per run")
     ap.add_argument("--repeats", type=_count(1), default=None, help="runs per size (3; 5 with --baseline)")
-    ap.add_argument("--decks", type=int, default=2)
+    ap.add_argument("--decks", type=int, nargs="+", default=[2], choices=(1, 2, 3, 4),
+                    help="deck counts (default 2); several: one interleaved table")
     ap.add_argument("--warmup", type=_count(0), default=300, help="untimed steps before timing")
     ap.add_argument("--baseline", metavar="REV", help="also time git revision REV, side by side")
     ap.add_argument("--json", metavar="PATH", type=Path, help="also write the JSON to PATH")
@@ -141,16 +175,20 @@ def main(argv=None):
     else:
         from shengji_env.rules import Rules
 
-        rules = Rules(decks=args.decks)
-        results = {}
-        print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
-        for b in args.sizes:
-            warm = warmup_for(b, args.warmup)
-            runs = [run(b, args.steps, seed=r, rules=rules, warmup=warm) for r in range(args.repeats)]
-            med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
-            results[b] = med
-            print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")
-        out = {"engine_random_play": results, "decks": args.decks}
+        if len(args.decks) == 1:
+            rules = Rules(decks=args.decks[0])
+            results = {}
+            print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
+            for b in args.sizes:
+                warm = warmup_for(b, args.warmup)
+                runs = [run(b, args.steps, seed=r, rules=rules, warmup=warm)
+                        for r in range(args.repeats)]
+                med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
+                results[b] = med
+                print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")
+            out = {"engine_random_play": results, "decks": args.decks[0]}
+        else:
+            out = {"engine_random_play_by_decks": by_decks(args), "decks": args.decks}
     print(json.dumps(out))
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1) + "\n")

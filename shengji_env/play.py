@@ -1,6 +1,6 @@
 """Play Shengji in the terminal: you hold one seat, agents hold the others.
 
-    shengji-play [--seed N] [--decks 1|2] [--seat 0-3] [--match] [--no-color]
+    shengji-play [--seed N] [--decks 1-4] [--seat 0-3] [--match] [--no-color]
                  [--partner AGENT] [--opponents AGENT] [--save-games DIR] [--find-friends]
     python -m shengji_env.play ...       (the same table with random agents only)
 
@@ -202,7 +202,7 @@ def main(argv=None, resolve_agent=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=NOTATION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
-    parser.add_argument("--decks", type=int, choices=(1, 2), default=2)
+    parser.add_argument("--decks", type=int, choices=(1, 2, 3, 4), default=2, help="card decks")
     parser.add_argument("--seat", type=int, choices=range(4), default=0,
                         help="your seat: 0 North, 1 West, 2 South, 3 East")
     parser.add_argument("--match", action="store_true", help="play a match, not one hand")

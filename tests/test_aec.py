@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy arra
               pytest.mark.filterwarnings("ignore:Observation space for each agent"),
               pytest.mark.filterwarnings("ignore:.*is not a NumPy array")]
 
-CONFIGS = [pytest.param({}, id="default"), pytest.param({"decks": 1}, id="1deck")]
+CONFIGS = [pytest.param({}, id="default"), pytest.param({"decks": 1}, id="1deck"),
+           pytest.param({"decks": 3}, id="3decks"), pytest.param({"decks": 4}, id="4decks")]
 
 
 def play_random(e, seed=0, rng_seed=0):

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from agents.baselines import HeuristicAgent, RandomAgent
-from agents.eval.arena import DEALS_FORMAT_VERSION, Deals, play_deals
+from agents.eval.arena import DEALS_FORMAT_VERSION, Deals, play_deals, play_deals_batched
 from agents.eval.cli import main
 from agents.eval.stats import ratings, summarize, wilson
 from agents.specs import resolve
@@ -153,11 +153,31 @@ def test_command_line(tmp_path, capsys):
     assert "unknown agent 'nope'" in capsys.readouterr().err
 
 
+def test_command_line_deck_counts(capsys):
+    # --decks 1-4, or the same through --rule decks=N; both at once must agree
+    for argv in (["--decks", "3"], ["--rule", "decks=4"], ["--decks", "3", "--rule", "decks=3"]):
+        assert main(["heuristic", "random", "--deals", "1", "--json", "--no-progress", *argv]) == 0
+        assert json.loads(capsys.readouterr().out)["rules"]["decks"] in (3, 4)
+    assert main(["heuristic", "random", "--deals", "1", "--decks", "2", "--rule", "decks=3"]) == 2
+    assert "disagree" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_heuristic_beats_random(rules):
     """The acceptance bar of issue 5, on a smaller sample: >= 90% of hands."""
     rec = play_deals((HeuristicAgent(rules), RandomAgent()), Deals.generate(150, rules, seed=123),
                      rules, workers=2)
+    s = summarize(rec)
+    assert s["win_rate"] >= 0.9, s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [3, 4])
+def test_heuristic_beats_random_with_more_decks(decks):
+    """Issue 12: >= 90% of hands with 3 and with 4 decks (200 duplicate deals = 400 hands)."""
+    rules = Rules(decks=decks)
+    rec = play_deals_batched((HeuristicAgent(rules), RandomAgent()),
+                             Deals.generate(200, rules, seed=12), rules)
     s = summarize(rec)
     assert s["win_rate"] >= 0.9, s
 

@@ -109,7 +109,6 @@ CASES = [
     (lambda: raw_env(seed=-1), ValueError, ["seed=-1", "int >= 0"]),
     (lambda: raw_env().reset(seed=-1), ValueError, ["seed=-1", "int >= 0"]),
     (lambda: raw_env().reset(seed=1.5), ValueError, ["seed=1.5", "int >= 0"]),
-    (lambda: raw_env(decks=3), NotImplementedError, ["3- and 4-deck"]),
     (lambda: raw_env(throw_decomposition="LEADER_DECLARED"), NotImplementedError,
      ["LEADER_DECLARED"]),
     # SingleAgentEnv: types refused, step after the end, opponents checked

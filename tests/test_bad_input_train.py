@@ -148,7 +148,6 @@ CASES = [
     ([*C, "--set", "run.seed.x=3"], ["'seed'", "must be int", "{'x': 3}"]),
     ([*C, "--set", "learner.nope.gamma=1"], ["no learner stage named 'nope'", "ppo"]),
     # rules that validate but cannot be played yet
-    ([*C, "--set", "rules.decks=3"], ["rules {'decks': 3}", "cannot be played yet", "3- and 4-deck"]),
     ([*C, "--set", "rules.throw_decomposition=LEADER_DECLARED"],
      ["'LEADER_DECLARED'", "cannot be played yet"]),
     ([*C, "--set", "rules.decks=9"], ["decks=9", "1-4"]),

@@ -295,10 +295,20 @@ def test_tiered_literal_vs_max():
     lead = frozen(parse("H:A A A 5 5 4 4", 3))  # triple + 2-pair tractor
     assert kitty_multiplier(lead, ctx, Rules(decks=3)) == 8
     assert kitty_multiplier(lead, ctx, Rules(decks=3, tiered_precedence="LITERAL")) == 6
-    ctx4 = TrumpContext("10", "S", decks=4)  # quad + Titanic: extended literal order
-    quad_titanic = parse("H:A A A A 5 5 5 4 4 4", 4)
+    # 4 decks, literal order (§10.2): consecutive quads, Titanic, quad, triple, tractor, pair
+    ctx4 = TrumpContext("10", "S", decks=4)
+    quad_titanic = parse("H:A A A A 5 5 5 4 4 4", 4)  # quad + Titanic: the Titanic comes first
     assert kitty_multiplier(quad_titanic, ctx4, Rules(decks=4)) == 18
-    assert kitty_multiplier(quad_titanic, ctx4, Rules(decks=4, tiered_precedence="LITERAL")) == 8
+    assert kitty_multiplier(quad_titanic, ctx4, Rules(decks=4, tiered_precedence="LITERAL")) == 18
+    titanic_tractor = parse("H:A A A K K K 6 6 5 5 4 4 3 3", 4)  # Titanic + 4-pair tractor
+    assert kitty_multiplier(titanic_tractor, ctx4, Rules(decks=4)) == 32
+    assert kitty_multiplier(titanic_tractor, ctx4, Rules(decks=4, tiered_precedence="LITERAL")) == 18
+    quad_tractor = parse("H:A A A A 6 6 5 5 4 4", 4)  # quad + 3-pair tractor: 8 vs 16
+    assert kitty_multiplier(quad_tractor, ctx4, Rules(decks=4)) == 16
+    assert kitty_multiplier(quad_tractor, ctx4, Rules(decks=4, tiered_precedence="LITERAL")) == 8
+    carrier = parse("H:A A A A K K K K Q Q Q Q J J J J", 4)  # 4 consecutive quads: 2·4^4
+    for option, m in (("FLAT2", 2), ("LINEAR", 32), ("POWER", 2 ** 16), ("TIERED", 512)):
+        assert kitty_multiplier(carrier, ctx4, Rules(decks=4, kitty_multiplier=option)) == m
     with pytest.raises(ValueError, match="empty"):
         kitty_multiplier(cards.empty(), ctx, Rules(decks=3))
 

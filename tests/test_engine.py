@@ -7,7 +7,7 @@ from shengji_env import cards
 from shengji_env.core import Engine
 from shengji_env.core.observe import observe_game
 from shengji_env.rules import Rules
-from shengji_env.rules.actions import Phase
+from shengji_env.rules.actions import END, Phase
 from shengji_env.rules.game import Game
 
 OPTION_SETS = [
@@ -18,6 +18,7 @@ OPTION_SETS = [
     {"throw_penalty": "FIXED_10", "kitty_multiplier": "LINEAR"},
     {"follow_partial_tractor": True, "always_trump_two": True},
     {"throw_comparison": "ALL_UNITS", "ruff_match": "COUNT_ONLY"},
+    {"ruff_match": "COUNT_ONLY"},  # alone: ALL_UNITS sends throws to the scalar rules
     {"first_hand_dealer": "FINAL_DECLARER", "allow_self_overturn": True},
     {"first_hand_no_declaration": "REDEAL", "allow_reinforce": False},
     {"first_hand_no_declaration": "FIRST_DRAWER_FLIP_KITTY", "flip_joker_result": "NEXT_CARD"},
@@ -51,8 +52,27 @@ def check_invariants(eng, s):
     assert not (mask[live, :54] & (held[live] <= 0)).any(), "a selectable card is held"
 
 
-def play_both(cfg, seed, n, check_obs=True, **kw):
-    """Random legal play in the engine and in ``n`` reference games fed the same actions."""
+def structured_pick(rng, row, hand, sel, leading):
+    """A random legal action; leaders mostly build tuples (pairs, triples, quads), tractors and
+    throws of them, so that the rare paths (tractor and triple leads, failed throws) are
+    reached often."""
+    legal = np.flatnonzero(row)
+    if leading and rng.random() < 0.8:
+        cards_ = legal[legal < 54]
+        finish = cards_[(sel[cards_] >= 1) & (hand[cards_] > sel[cards_])]
+        if finish.size:
+            return int(rng.choice(finish))
+        if row[END] and (sel != 1).all() and rng.random() < 0.4:
+            return END
+        start = cards_[hand[cards_] >= 2]
+        if start.size:
+            return int(rng.choice(start))
+    return int(rng.choice(legal))
+
+
+def play_both(cfg, seed, n, check_obs=True, structured=False, **kw):
+    """Random legal play in the engine and in ``n`` reference games fed the same actions
+    (``structured``: leaders prefer tuples and tractors, see ``structured_pick``)."""
     eng = Engine(cfg, n, seed, **kw)
     s = eng.reset()
     given = {k: kw[k] for k in ("levels", "dealer", "episode", "reward") if k in kw}
@@ -72,8 +92,13 @@ def play_both(cfg, seed, n, check_obs=True, **kw):
             assert (g.legal_mask() == mask[i]).all(), f"mask differs in game {i}"
             if check_obs:
                 assert np.array_equal(observe_game(g), obs[i]), f"observation differs in game {i}"
-            legal = np.flatnonzero(mask[i])
-            actions[i] = legal[rng.integers(legal.size)]
+            if structured:
+                seat = int(s.to_act[i])
+                leading = s.phase[i] == Phase.PLAY and s.lead_n[i] == 0
+                actions[i] = structured_pick(rng, mask[i], s.hands[i, seat], s.selection[i], leading)
+            else:
+                legal = np.flatnonzero(mask[i])
+                actions[i] = legal[rng.integers(legal.size)]
         s, rewards, _ = eng.step(s, actions)
         totals += rewards
         for i, g in enumerate(games):

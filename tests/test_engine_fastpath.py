@@ -32,7 +32,7 @@ def pick(rng, row, hand, sel, leading):
     legal = np.flatnonzero(row)
     if leading and rng.random() < 0.8:
         cards_ = legal[legal < 54]
-        finish = cards_[sel[cards_] == 1]  # the second copy of a selected card
+        finish = cards_[sel[cards_] >= 1]  # another copy of a selected card
         if finish.size:
             return rng.choice(finish)
         if row[END] and (sel != 1).all() and rng.random() < 0.4:
@@ -185,6 +185,26 @@ def every_action_agrees(cfg, seed, **kw):
 def test_every_action_agrees_with_batch(options):
     for seed in range(4):
         assert every_action_agrees(Rules(**options), seed) > 200
+
+
+@pytest.mark.parametrize("decks", [3, 4])
+def test_one_game_agrees_with_batch_more_decks(decks):
+    # triples, quads, Titanics and carriers: leads, throws and follows alone and in a batch
+    assert play_alone_and_batched(Rules(decks=decks), seed=1200 + decks) > 50 * B
+    assert every_action_agrees(Rules(decks=decks, failed_throw_choice="NEXT_PLAYER"),
+                               seed=decks) > 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [3, 4])
+@pytest.mark.parametrize("options", [
+    {}, {"failed_throw_choice": "AUTO_FEWEST_CARDS", "throw_penalty": "PER_CARD_10"},
+    {"ruff_match": "COUNT_ONLY", "tuple_beats_chain": True},
+    {"titanic_follow_order": "C", "kitty_multiplier": "POWER", "kitty_multiplier_basis": "WINNING_PLAY"},
+], ids=lambda o: ",".join(o) or "default")
+def test_every_action_agrees_with_batch_more_decks(decks, options):
+    for seed in range(3):
+        assert every_action_agrees(Rules(decks=decks, **options), seed) > 200
 
 
 def staged_trick(cfg, hands, level, trump, leader, seed=0):

@@ -7,16 +7,12 @@ trump (they cannot win); the comment on each test says so.
 
 from __future__ import annotations
 
-import pytest
-
 from shengji_env import cards
 from shengji_env.rules.config import Rules
 from shengji_env.rules.order import TrumpContext
 from shengji_env.rules.play import trick_winner, validate_throw
 
 CTX = TrumpContext(level="10", trump="S", decks=2)
-XFAIL_3DECK = pytest.mark.xfail(raises=NotImplementedError, strict=True,
-                                reason="3+ deck follow rules not implemented")
 
 
 def win(*plays: str, ctx=CTX, cfg=None) -> int:
@@ -116,7 +112,7 @@ def test_TW_16():
     assert win("H:7 7 7", "S:3 3 3", "S:4 4 5", "C:2 3 4", ctx=ctx) == 1
 
 
-@XFAIL_3DECK
+
 def test_TW_17_tuple_beats_chain_on():
     # seat 3 (not given) discards diamonds
     ctx = TrumpContext(level="10", trump="S", decks=4)

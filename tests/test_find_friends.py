@@ -351,3 +351,16 @@ def test_heuristic_seat_hand_win_share_against_random():
     share = friend_win_share((HeuristicAgent(FF), RandomAgent()), deals, FF, seed=0)
     assert share.a_seat_hands == 400
     assert share.a_share >= 0.70 and share.a_share > share.b_share + 0.25
+
+
+@pytest.mark.parametrize("decks", [3, 4])
+def test_agrees_with_reference_with_three_and_four_decks(decks):
+    """Find-friends and 3-4 decks together (RULES.md §10.6's 3+-deck friend rule)."""
+    play_both_ff(FF.replace(decks=decks), seed=300 + decks, n=6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [3, 4])
+def test_agrees_many_hands_three_and_four_decks(decks):
+    _, _, stats = play_both_ff(FF.replace(decks=decks), seed=7000, n=300)
+    assert stats["hands"] == 300

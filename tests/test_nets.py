@@ -160,6 +160,22 @@ def test_net_policy_plays_legal_actions_in_batches_and_singly():
         obs, mask, _, _, _, _ = venv.step(a)
 
 
+@pytest.mark.parametrize("decks", [1, 3, 4])
+def test_net_sizes_follow_the_deck_count(decks):
+    # observation and action sizes come from the rules (observe.layout, action_layout)
+    cfg = Rules(decks=decks, failed_throw_choice="NEXT_PLAYER")
+    venv = VecEnv(4, cfg, seed=decks)
+    obs, mask, _, _ = venv.reset()
+    net = PolicyValueNet(cfg, hidden=16, card_head=4)
+    assert (net.obs_size, net.num_actions) == (venv.obs_size, mask.shape[1])
+    policy = TorchPolicy(net, sample=True)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        a = policy.act_batch(obs, mask, rng)
+        assert mask[np.arange(4), a].all()
+        obs, mask, _, _, _, _ = venv.step(a)
+
+
 def test_net_rejects_wrong_observation_size():
     net = PolicyValueNet(Rules(), hidden=8)
     with pytest.raises(ValueError, match="float32"):

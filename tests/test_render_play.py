@@ -33,7 +33,7 @@ def test_render_state_through_a_game():
     assert "hand over" in render_state(eng, s, 0)
 
 
-@pytest.mark.parametrize("decks", [1])
+@pytest.mark.parametrize("decks", [1, 3])
 def test_play_full_hand_in_a_pty(decks):
     child = pexpect.spawn(sys.executable, ["-m", "shengji_env.play", "--debug-legal",
                                            "--decks", str(decks), "--seed", "3"],

@@ -203,6 +203,18 @@ def test_config_error_exits_2_with_a_message(tmp_path):
 def test_shipped_configs_are_valid():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         train_config.load(path)
+    assert train_config.load(ROOT / "configs" / "ppo_3decks.yaml").rules == {"decks": 3}
+    assert train_config.load(ROOT / "configs" / "quickstart.yaml", ["rules.decks=4"]).rules == {"decks": 4}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [3, 4])
+def test_tiny_run_with_more_decks(tmp_path, decks):
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump(TINY))
+    out = run_train("--config", str(cfg), "--set", f"rules.decks={decks}", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "final evaluation" in out.stdout
 
 
 # ------------------------------------------------------------------------------------ GAE

@@ -28,6 +28,7 @@ from shengji_env.rules import (
     TRUMP,
     TrumpContext,
     decompose,
+    follow_tuples,
     is_legal_follow,
     legal_next_cards,
     trick_winner,
@@ -151,7 +152,8 @@ class Table:
         tops = np.array([self.top_unseen(s) for s in range(5)])
         winner = self.idx > tops[self.eff]
         pair = (self.hand >= 2) & (self.rules.decks >= 2)
-        base = strength + 6.0 * winner + 3.0 * pair
+        triple = self.hand >= 3  # 3-4 decks: a triple (or quad) is worth keeping whole
+        base = strength + 6.0 * winner + 3.0 * pair + 3.0 * triple
         suit_len = np.array([self.suit_cards(self.hand, s).sum() for s in range(5)])
         short = 0.4 * suit_len[self.eff] * (self.eff != TRUMP)
         keep = base + 2.0 * POINTS
@@ -259,10 +261,12 @@ def plan_lead(t: Table) -> np.ndarray:
             if (any(view.voids[p, s] and not view.voids[p, TRUMP] for p in t.partners)
                     and not any(view.voids[r, s] for r in t.rivals)):
                 options.append((90, pick_cheapest(mine, 1, cost)))
-            # low pairs / tractors without points: make the opponents spend structure
+            # low pairs / tractors (triples, Titanics) without points: make the opponents
+            # spend structure; the bigger the tuple, the harder it is to match
             for u in units:
                 if u.k >= 2 and not cards.points(u.counts) and not _ruff_danger(t, s):
-                    options.append((40 + 4 * u.length - u.top, u.counts.astype(np.int64)))
+                    options.append((40 + 4 * u.length + 4 * (u.k - 2) - u.top,
+                                    u.counts.astype(np.int64)))
             # a low single from a short suit, working towards a void to ruff in; not from a
             # suit whose point cards would then be caught
             low = pick_cheapest(mine, 1, cost)
@@ -302,6 +306,13 @@ def _cheap_follow(t: Table, cost: np.ndarray) -> np.ndarray:
     mine = t.suit_cards(t.hand, suit)
     if n == 1 or t.rules.decks == 1:
         return pick_cheapest(mine, n, cost)
+    if t.rules.decks >= 3:
+        # §8.3: the cheapest committed set of some greedy assignment, then the cheapest rest
+        ws = follow_tuples.witnesses(mine, t.lead, t.ctx, t.rules)
+        if ws:
+            w = min(ws, key=lambda w: float(cost @ w))
+            return w + pick_cheapest(mine - w, n - int(w.sum()), cost)
+        return _greedy_follow(t, cost)
     units = t.lead_units
     pairs_led = sum(u.length for u in units if u.k == 2)
     rest, play, pairs = mine.copy(), np.zeros(54, dtype=np.int64), 0

@@ -186,8 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "folder, module:attr; options as NAME?KEY=VALUE&...")
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
-    p.add_argument("--decks", type=int, default=2, help="card decks (default 2; the rules say "
-                   "which are playable)")
+    p.add_argument("--decks", type=int, default=None,
+                   help="card decks, 1-4 (default 2; same as --rule decks=N)")
     p.add_argument("--rule", type=_parse_rule, action="append", default=[], metavar="NAME=VALUE",
                    help="a rules option (RULES.md §11), repeatable")
     p.add_argument("--save-deals", metavar="PATH", help="write the deal set to PATH (.npz)")
@@ -218,7 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from shengji_env.rules.game import check_supported
 
-        rules = Rules(**{"decks": args.decks, **dict(args.rule)})
+        options = dict(args.rule)
+        if args.decks is not None:
+            if options.setdefault("decks", args.decks) != args.decks:
+                raise ValueError(f"--decks {args.decks} and --rule decks={options['decks']!r} "
+                                 "disagree; give the number of decks once")
+        rules = Rules(**options)
         check_supported(rules)
         if args.load_deals:
             deals = Deals.load(args.load_deals)

@@ -30,7 +30,8 @@ leading       1       1 if I am to lead the current trick
 dealer_side   1       1 if I am on the dealer side (0 while the dealer is undecided)
 phase         6       one-hot DECLARE, NAME, BURY, PLAY, CHOOSE, OVER
 team_levels   26      one-hot level of my team, then of the other team (match progress)
-candidates    5×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent)
+candidates    C×54    failed-throw units to choose from (only with NEXT_PLAYER; else absent;
+                      C = rules.actions.max_choices(decks): 5 for 1-2 decks, 8 for 3, 10 for 4)
 ============  ======  ====================================================================
 
 Find-friends (``partnership="FIND_FRIEND"``, RULES.md §10.6) changes the layout (the default one
@@ -64,6 +65,8 @@ version history). Observation version history:
 
 * ``shengji_v0`` (0.1.0): the layout above. The six one-wide blocks from ``attacker_points`` to
   ``dealer_side`` were one block named ``scalars`` before 0.2.0 (same offsets and values).
+  3 and 4 decks (issue 12) use the same blocks (card counts up to 3 or 4); only ``candidates``
+  grows with the deck count. The 1- and 2-deck layouts are unchanged.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..rules import seats
-from ..rules.actions import MAX_CHOICES, Phase
+from ..rules.actions import Phase, max_choices
 from ..rules.seats import KNOWN_DEALER_SIDE, known_side
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
@@ -95,7 +98,7 @@ def _blocks(cfg) -> list[tuple[str, int]]:
     if not friends:
         blocks.append(("team_levels", 26))
     if cfg.failed_throw_choice == "NEXT_PLAYER":
-        blocks.append(("candidates", MAX_CHOICES * 54))
+        blocks.append(("candidates", max_choices(cfg.decks) * 54))
     if friends:
         blocks += [("friend_card", 55), ("my_side", 3), ("friend_shown", 5), ("friend_trick", 1),
                    ("seat_levels", 52)]
@@ -144,7 +147,7 @@ class ObservationView:
     dealer_side: bool         # I am on the dealer side
     phase: Phase
     team_levels: tuple | None  # (my team, other team), rank indices; None in find-friends mode
-    candidates: np.ndarray | None  # uint8[MAX_CHOICES, 54] or None
+    candidates: np.ndarray | None  # uint8[max_choices(decks), 54] or None
     # find-friends mode only (None otherwise)
     friend_card: int | None = None    # card id, -1 not named yet
     my_side: int | None = None        # rules.seats.KNOWN_DEALER_SIDE / KNOWN_ATTACKER / SIDE_UNKNOWN
@@ -193,7 +196,7 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         phase=Phase(_onehot_index(obs[at["phase"]])),
         team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
                      _onehot_index(obs[at["team_levels"]][13:])) if "team_levels" in at else None,
-        candidates=cards_("candidates", MAX_CHOICES) if "candidates" in at else None,
+        candidates=cards_("candidates", max_choices(cfg.decks)) if "candidates" in at else None,
         **(_decode_friend(obs, at, hand_size) if "friend_card" in at else {}))
 
 

@@ -9,8 +9,8 @@ state field after every step of B = 1 games with the same games inside a batch).
 
 Only the frequent work is duplicated: masks, adding a card, committing a follow, ending a
 trick, committing a lead (one unit, or a throw of pairs and singles). The rare paths — throws
-holding a tractor, the next player's choice of a failed unit, the end of a hand — call the
-vectorised functions with ``G = [g]``.
+holding a tractor (with 3-4 decks a triple or quad), the next player's choice of a failed unit,
+the end of a hand — call the vectorised functions with ``G = [g]``.
 
 Micro-choices (for 54-element rows): ``np.count_nonzero`` instead of ``.any()`` / bool sums,
 ``.nonzero()[0]`` instead of ``np.flatnonzero``, ``sum(row.tolist())`` for small counts.
@@ -77,9 +77,13 @@ def _follow_cards(eng, s, g, hand, sel, free, n_sel, n):
         return free if others_left > 0 else free & in_e
     if not eng.switches.pairs:
         return free & in_e
-    if s.lead_tractor[g]:  # a tractor in the lead: the scalar rules (as the batch code)
+    if s.lead_tractor[g]:  # a tractor (triple, quad) in the lead: the scalar rules (as the batch)
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         return rules_play.legal_next_cards(hand, s.lead[g], sel, ctx, eng.cfg)
+    if eng.switches.quads:
+        lead_pairs = np.array([int(s.lead_pairs[g])])
+        return free & in_e & trick._pairs_ok_quads(held_e[None], sel[None], np.array([n]),
+                                                     np.array([n_sel]), lead_pairs)[0]
     return free & in_e & _pairs_ok(held_e, sel, n, n_sel, int(s.lead_pairs[g]))
 
 
@@ -132,8 +136,11 @@ def commit_lead(eng, s, g: int) -> None:
         contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
         pairs = np.count_nonzero(sel >= 2)
         simple = 1 not in counts and pbits.bit_count() == pairs and contiguous
+        tuples = eng.switches.tuples and max(counts) >= 3
+        if tuples:  # one unit iff every identity is there equally often (§6.1)
+            simple = len({c for c in counts if c}) == 1 and pbits.bit_count() == pairs and contiguous
         if not simple:
-            if pbits & (pbits >> 1):  # a throw holding a tractor: the batch code (scalar rules)
+            if tuples or pbits & (pbits >> 1):  # a tractor or triple: the batch code (scalar)
                 trick.commit_leads(eng, s, np.array([g]))
                 return
             lead = _pairs_and_singles_throw(eng, s, g, sel, n)
@@ -223,7 +230,9 @@ def set_lead(eng, s, g: int, lead: np.ndarray) -> None:
     if eng.switches.pairs:
         pbits = _pair_bits(lead, s.idx[g])
         s.lead_pairs[g] = np.count_nonzero(lead >= 2)
-        s.lead_tractor[g] = (pbits & (pbits >> 1)) != 0  # two pairs at adjacent positions
+        # two pairs at adjacent positions, or (3-4 decks) a triple or quad: the scalar rules
+        s.lead_tractor[g] = (pbits & (pbits >> 1)) != 0 or (
+            eng.switches.tuples and bool(np.count_nonzero(lead >= 3)))
     else:
         s.lead_pairs[g] = 0
         s.lead_tractor[g] = False
@@ -278,7 +287,7 @@ def end_trick(eng, s, g: int, rewards) -> None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win = rules_play.trick_winner(list(plays), ctx, cfg)
     else:
-        win = _winner(s, g, plays)
+        win = _winner(eng, s, g, plays)
     win_seat = (leader + win) % 4
     pts = int(plays.sum(0, dtype=np.int16) @ cards.POINTS)
     s.points_won[g, win_seat] += pts
@@ -303,7 +312,7 @@ def end_trick(eng, s, g: int, rewards) -> None:
     hand.end_hands(eng, s, trick.EndedHands(G, seat_, plays_, bonus), rewards)
 
 
-def _winner(s, g, plays) -> int:
+def _winner(eng, s, g, plays) -> int:
     """``trick._winners`` for one trick of pairs and singles: index (0 = leader) of the winner."""
     eff = s.eff[g]
     idx1 = s.idx[g].astype(np.int16) + 1  # 1-based: 0 means "none" after the product
@@ -311,7 +320,8 @@ def _winner(s, g, plays) -> int:
     n_e = plays[:, eff == suit].sum(1).tolist()
     n_t = plays[:, eff == TRUMP].sum(1).tolist()
     pairs = plays >= 2
-    matches = (pairs.sum(1) >= need).tolist()
+    n_pairs = (plays // 2).sum(1) if eng.switches.quads else pairs.sum(1)  # a quad: two pairs
+    matches = (n_pairs >= need).tolist()
     val = (((pairs if need > 0 else plays > 0) * idx1).max(1) - 1).tolist()
     win, best, ruffed = 0, val[0], False
     off_suit = suit != TRUMP

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ..rules.actions import MAX_CHOICES
+from ..rules.actions import max_choices
 
 LOG_LEN = 512  # decisions of one hand fit easily: ≤ 108 deal + window + 8 bury + 133 play
 
@@ -41,7 +41,8 @@ class BatchState:
       shown      uint8[B, 4, 54]  cards each seat has shown in declarations
       revealed   uint8[B, 4, 54]  failed-throw cards each seat revealed and has not played since
       voids      bool[B, 4, 5]    seat showed it is void in an effective suit (S, H, C, D, trump)
-      candidates uint8[B, 5, 54]  failed-throw units the next player chooses among (NEXT_PLAYER)
+      candidates uint8[B, C, 54]  failed-throw units the next player chooses among (NEXT_PLAYER;
+                                  C = rules.actions.max_choices(decks): 5 for 1-2 decks)
     Deal and declarations (RULES.md §4)
       deck        int8[B, 54·d]   dealing order of this hand (card ids)
       deal_counts int8[B, 4·h, 6] after card j: its receiver's level cards per suit, LJ, BJ
@@ -76,15 +77,18 @@ class BatchState:
       lead_n     int8[B]          cards in the lead (0: no lead yet)
       lead_suit  int8[B]          effective suit of the lead
       lead_pairs int8[B]          pairs in the lead, pL of §8.2
-      lead_tractor bool[B]        the lead holds a tractor (rare path: scalar rules)
+      lead_tractor bool[B]        the lead holds a tractor, or (3-4 decks) a triple or quad:
+                                  the rare path, follows and winner from the scalar rules
       n_candidates int8[B]        number of failed-throw candidates
       in_trick   int8[B]          plays made in the current trick
       tricks_done int8[B]
-      captured   int16[B]         attackers' points from tricks
-      penalty    int16[B]         throw penalties (signed, §7.4)
-      kitty_bonus int16[B]
-      attacker_points int16[B]    final P of the last finished hand
-      outcome    int8[B, 3]       its LevelOutcome: dealer side gain, take over, attackers gain
+      captured   int16[B]         attackers' points from tricks (≤ 100·decks)
+      penalty    int32[B]         throw penalties (signed, §7.4)
+      kitty_bonus int64[B]        kitty points × multiplier: 2·4^13·80 (TIERED) or 2^52·80
+                                  (POWER) with 4 decks, far beyond int16/int32
+      attacker_points int64[B]    final P of the last finished hand
+      outcome    int64[B, 3]      its LevelOutcome: dealer side gain, take over, attackers gain
+                                  (the attackers' gain grows with P)
       done       bool[B]          the episode is over
       winner_team int8[B]         match winner (-1 none yet; always -1 in find-friends mode)
       winner_seats bool[B, 4]     seats that won the match (fixed: the winning team's two)
@@ -191,7 +195,7 @@ class BatchState:
             "trick": ((B, 4, 54), np.uint8), "lead": ((B, 54), np.uint8),
             "played": ((B, 4, 54), np.uint8), "shown": ((B, 4, 54), np.uint8),
             "revealed": ((B, 4, 54), np.uint8), "voids": ((B, 4, 5), bool),
-            "candidates": ((B, MAX_CHOICES, 54), np.uint8), "deck": ((B, 54 * d), np.int8),
+            "candidates": ((B, max_choices(d), 54), np.uint8), "deck": ((B, 54 * d), np.int8),
             "deal_counts": ((B, 4 * cfg.hand_size, 6), np.int8),
             "deal_next": ((B, 4 * cfg.hand_size + 1), np.int16), "dealt": ((B,), np.int16),
             "seat_levels": ((B, 4), np.int8), "dealer_side": ((B, 4), bool),
@@ -199,8 +203,8 @@ class BatchState:
             "eff": ((B, 54), np.int8),
             "idx": ((B, 54), np.int8), "ctx": ((B,), np.int16), "lead_tractor": ((B,), bool),
             "first_hand": ((B,), bool), "done": ((B,), bool), "captured": ((B,), np.int16),
-            "penalty": ((B,), np.int16), "kitty_bonus": ((B,), np.int16),
-            "attacker_points": ((B,), np.int16), "outcome": ((B, 3), np.int8),
+            "penalty": ((B,), np.int32), "kitty_bonus": ((B,), np.int64),
+            "attacker_points": ((B,), np.int64), "outcome": ((B, 3), np.int64),
             "last_lead": ((B, 54), np.uint8),
             "log": ((B, LOG_LEN), np.int16), "log_len": ((B,), np.int16),
             "given_deck": ((B, 54 * d), np.int8), "has_given": ((B,), bool),

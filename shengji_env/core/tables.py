@@ -26,6 +26,9 @@ class Switches:
     ruleset so the phase code has no option ``if`` chains on its common path.
 
     * ``pairs``: pairs and tractors exist (2+ decks): the §8.2 structure obligation applies;
+    * ``tuples``: triples exist (3+ decks): leads holding a triple or quad take the scalar
+      rules (§8.3), like leads holding a tractor;
+    * ``quads``: 4 decks: one identity can hold two pairs (the closed form counts ``count // 2``);
     * ``scalar_throw_winner``: ``throw_comparison="ALL_UNITS"`` — winners of throws come from
       the scalar rules;
     * ``penalty_fixed`` / ``penalty_per_card``: a failed throw's penalty is ``fixed +
@@ -38,6 +41,8 @@ class Switches:
     """
 
     pairs: bool
+    tuples: bool
+    quads: bool
     scalar_throw_winner: bool
     penalty_fixed: int
     penalty_per_card: int
@@ -50,6 +55,8 @@ class Switches:
     def from_rules(cls, cfg) -> Switches:
         return cls(
             pairs=cfg.decks > 1,
+            tuples=cfg.decks > 2,
+            quads=cfg.decks > 3,
             scalar_throw_winner=cfg.throw_comparison == "ALL_UNITS",
             penalty_fixed=10 if cfg.throw_penalty == "FIXED_10" else 0,
             penalty_per_card=10 if cfg.throw_penalty == "PER_CARD_10" else 0,

@@ -1,8 +1,10 @@
 """The BURY and PLAY phases over many games at once: masks, leads, throws, follows, tricks.
 
-The common path is array code over count vectors. Leads that hold a tractor (rare: a few per
-cent of tricks) and ``throw_comparison="ALL_UNITS"`` throws fall back to the scalar rules for
-just those games. Functions take the engine, the ``BatchState`` and ``G`` (game indices).
+The common path is array code over count vectors: leads of singles and pairs (and throws of
+them), with 1-4 decks. Leads that hold a tractor (rare: a few per cent of tricks), with 3-4
+decks a triple or quad, and ``throw_comparison="ALL_UNITS"`` throws fall back to the scalar
+rules for just those games. Functions take the engine, the ``BatchState`` and ``G`` (game
+indices).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 from .. import cards
 from ..rules import play as rules_play
-from ..rules.actions import END, MAX_CHOICES, Phase
+from ..rules.actions import END, Phase
 from ..rules.order import TRUMP
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
@@ -41,9 +43,18 @@ def _pair_bits(counts, idx):
 
 
 def _has_tractor(counts, idx):
-    """A tractor can be cut from ``counts`` (2 decks): two pairs at adjacent positions."""
+    """A tractor can be cut from ``counts``: two pairs at adjacent positions."""
     b = _pair_bits(counts, idx)
     return (b & (b >> 1)) != 0
+
+
+def _scalar_lead(eng, counts, idx):
+    """``bool[g]`` — the lead (or kitty basis) needs the scalar rules: it holds a tractor, or
+    (3-4 decks) a triple or quad (§8.3)."""
+    out = _has_tractor(counts, idx)
+    if eng.switches.tuples:
+        out |= (counts >= 3).any(1)
+    return out
 
 
 # ------------------------------------------------------------------------------ bury §5
@@ -118,11 +129,13 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     follow = (void & free) | (~void & short)
     full = have >= n
     structured = free & in_e
-    if eng.switches.pairs:
+    if eng.switches.quads:
+        structured &= _pairs_ok_quads(held_e, sel, n, n_sel, s.lead_pairs[G])
+    elif eng.switches.pairs:
         structured &= _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs[G])
     full_ = full[:, None]
     follow = (full_ & structured) | (~full_ & follow)
-    if eng.switches.pairs:  # a tractor in the lead: the scalar rules (a few per cent of tricks)
+    if eng.switches.pairs:  # a tractor (or triple) in the lead: the scalar rules (rare)
         for i in np.flatnonzero((s.lead_n[G] > 0) & full & s.lead_tractor[G]):
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -152,6 +165,27 @@ def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
     half = pair_id & (sel == 1)
     return ((untouched & start_pair[:, None]) | (half & finish_pair[:, None])
             | (~untouched & ~half & plain[:, None]))
+
+
+def _pairs_ok_quads(held_e, sel, n, n_sel, lead_pairs):
+    """``_pairs_ok`` with 4 decks, where an identity held 4 times gives two pairs: identity
+    ``c`` offers ``a = held // 2`` pairs; with ``s`` copies selected, ``min(s // 2, a)`` of them
+    are complete (cost 0), one is half-selected (cost 1) iff ``s`` is odd and ``s // 2 < a``, the
+    rest cost 2. A pair's marginal cost never falls as more pairs of one identity are taken, so
+    cheapest-first is still optimal; adding card ``c`` changes only its identity's terms."""
+    a = (held_e // 2).astype(np.int16)
+    s_ = sel.astype(np.int16)
+    full = np.minimum(s_ // 2, a)
+    half = ((s_ & 1) == 1) & (s_ // 2 < a)
+    f = full.sum(1, dtype=np.int16)
+    h = half.sum(1, dtype=np.int16)
+    s1 = s_ + 1  # card c added
+    f_new = f[:, None] - full + np.minimum(s1 // 2, a)
+    h_new = h[:, None] - half + (((s1 & 1) == 1) & (s1 // 2 < a))
+    need_total = np.minimum(a.sum(1), lead_pairs).astype(np.int16)[:, None]
+    need = np.maximum(need_total - f_new, 0)
+    half_used = np.minimum(h_new, need)
+    return n_sel[:, None] + 1 + half_used + 2 * (need - half_used) <= n[:, None]
 
 
 # ------------------------------------------------------------------------------ steps
@@ -185,10 +219,20 @@ def commit_leads(eng, s, G):
     tractorish = (pbits & (pbits >> 1)) != 0
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
-    V = np.flatnonzero(~simple & ~tractorish)
-    if V.size:
-        lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
-    for i in np.flatnonzero(~simple & tractorish):  # throws holding a tractor: scalar rules
+    if eng.switches.tuples:
+        # one unit: every identity the same number of times (a triple, not a triple + pair)
+        counts = sel.astype(np.int16)
+        same = counts.max(1) * (sel > 0).sum(1) == n
+        simple &= (n == 1) | same
+        tractorish = _has_chain(sel, idx, eng.cfg.decks)
+        V = np.flatnonzero(~simple & ~tractorish)
+        if V.size:  # throws of singles, pairs, triples and quads: one unit per identity
+            lead[V], chooser[V] = _tuple_throws(eng, s, G[V], sel[V], n[V])
+    else:
+        V = np.flatnonzero(~simple & ~tractorish)
+        if V.size:
+            lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
+    for i in np.flatnonzero(~simple & tractorish):  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
@@ -279,6 +323,73 @@ def first_beater(throw, others, ctx, leader: int) -> int:
     return (leader + 1 + k) % 4
 
 
+def _has_chain(counts, idx, decks):
+    """``bool[g]`` — the canonical decomposition (§6.2) of ``counts`` holds a chain unit.
+
+    Pass ``k`` of §6.2 sees only identities held exactly ``k`` times (larger counts went in
+    earlier passes, whole), so a chain of ``k``-tuples is two adjacent positions that both hold
+    an identity exactly ``k`` times."""
+    out = np.zeros(counts.shape[0], dtype=bool)
+    one = np.left_shift(np.int64(1), idx.astype(np.int64))
+    for k in range(2, decks + 1):
+        b = np.bitwise_or.reduce(np.where(counts == k, one, 0), axis=1)
+        out |= (b & (b >> 1)) != 0
+    return out
+
+
+def _tuple_throws(eng, s, G, sel, n):
+    """``_pairs_and_singles_throws`` for 3-4 decks: throws without chains, whose units are one
+    per identity — a single, pair, triple or quad (``k`` = its count). A unit type ``(k, 1)``
+    fails when another hand holds ``k`` identical cards of the led suit ranked strictly higher
+    than its lowest unit (§7.3); candidates in decomposition order, ``k`` descending (§7.4)."""
+    d = eng.cfg.decks
+    idx, eff = s.idx[G], s.eff[G]
+    rows = np.arange(G.size)
+    suit = eff[rows, (sel > 0).argmax(1)]
+    leader = s.leader[G].astype(np.int64)
+    oth = s.hands[G[:, None], (leader[:, None] + np.arange(1, 4)) % 4]  # (g, 3, 54)
+    in_e = (eff == suit[:, None])[:, None, :]
+    top = idx.astype(np.int16)[:, None, :] + 1  # 1-based: 0 means "none" after the product
+    key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
+    none = _BIG * 64
+    ks = np.arange(d, 0, -1)  # decomposition order of the types
+    low = np.stack([np.where(sel == k, key, none).min(1) for k in ks], axis=1)  # (g, K)
+    best = np.stack([(((oth >= k) & in_e) * top).max((1, 2)) - 1 for k in ks], axis=1)
+    fail = (low < none) & (best > low // 64)
+    n_fail = fail.sum(1)
+    failed = n_fail > 0
+    choice = eng.switches.failed_throw_choice
+    if choice == "NEXT_PLAYER":
+        chooser = n_fail >= 2
+        rank = np.where(fail, 0, 1)  # the only failing type
+    elif choice == "AUTO_LOWEST_RANK":  # lowest top, ties: fewer cards
+        chooser = np.zeros(G.size, dtype=bool)
+        rank = np.where(fail, (low // 64) * 8 + ks, _BIG * 8)
+    else:  # AUTO_FEWEST_CARDS: fewest cards, ties: lowest top
+        chooser = np.zeros(G.size, dtype=bool)
+        rank = np.where(fail, ks * _BIG + low // 64, _BIG * _BIG)
+    pick = rank.argmin(1)  # first minimum: decomposition order breaks any remaining tie
+    forced = failed & ~chooser
+    lead = sel.copy()
+    lead[forced] = 0
+    F = rows[forced]
+    lead[F, low[F, pick[F]] % 64] = ks[pick[F]]
+    for i in np.flatnonzero(chooser):
+        g = G[i]
+        s.candidates[g] = 0
+        for c, j in enumerate(np.flatnonzero(fail[i])):
+            s.candidates[g, c, low[i, j] % 64] = ks[j]
+        s.n_candidates[g] = n_fail[i]
+    for i in np.flatnonzero(failed):  # rare: whose cards beat the throw, for the narrator
+        g, ld = int(G[i]), int(leader[i])
+        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        s.throw_beater[g] = first_beater(sel[i], [s.hands[g, (ld + k) % 4] for k in (1, 2, 3)],
+                                         ctx, ld)
+    _reveal(s, G[failed], sel[failed])
+    _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
+    return lead, chooser
+
+
 def _reveal(s, G, attempted):
     """A failed throw: every attempted card is shown to the table (§7.4.1)."""
     leader = s.leader[G].astype(np.int64)
@@ -293,7 +404,7 @@ def _charge_penalty(eng, s, G, returned):
     leader = s.leader[G].astype(np.int64)
     amount = sw.penalty_fixed + sw.penalty_per_card * returned.astype(np.int16)
     sign = np.where(s.dealer_side[G, leader], 1, -1)  # the dealer side's fail helps attackers
-    s.penalty[G] += (sign * amount).astype(np.int16)
+    s.penalty[G] += (sign * amount).astype(np.int32)
 
 
 def set_leads(eng, s, G, lead):
@@ -305,7 +416,7 @@ def set_leads(eng, s, G, lead):
     s.lead_n[G] = lead.sum(1, dtype=np.int16)
     s.lead_suit[G] = s.eff[G, (lead > 0).argmax(1)]
     s.lead_pairs[G] = (lead >= 2).sum(1) if eng.switches.pairs else 0
-    s.lead_tractor[G] = _has_tractor(lead, s.idx[G]) if eng.switches.pairs else False
+    s.lead_tractor[G] = _scalar_lead(eng, lead, s.idx[G]) if eng.switches.pairs else False
     s.hands[G, leader] -= lead
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
     s.trick[G, leader] = lead
@@ -321,7 +432,8 @@ def set_leads(eng, s, G, lead):
 def mask_choose(eng, s, G, out):
     """Legal actions in phase CHOOSE: one id per failed-throw candidate (§7.4.3)."""
     base = eng.layout.choose_base
-    out[:, base:base + MAX_CHOICES] = np.arange(MAX_CHOICES) < s.n_candidates[G][:, None]
+    num = eng.layout.num_choices
+    out[:, base:base + num] = np.arange(num) < s.n_candidates[G][:, None]
 
 
 def step_choose(eng, s, G, actions):
@@ -362,7 +474,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
-    win = _winners(s, G, plays)
+    win = _winners(eng, s, G, plays)
     for i in np.flatnonzero(scalar):
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -392,20 +504,23 @@ def end_tricks(eng, s, G) -> EndedHands | None:
 
 
 def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
-    """``int[g]`` — kitty bonus of finished hands (§10.2), or -1 where the basis holds a tractor
-    (then the scalar ``rules.scoring`` decides). Without tractors the multiplier is 2, or
-    f(pair). ``win``: index (0 = leader) of the last trick's winner in ``plays``."""
+    """``int64[g]`` — kitty bonus of finished hands (§10.2), or -1 where the basis holds a
+    tractor, triple or quad (then the scalar ``rules.scoring`` decides). Otherwise the
+    multiplier is 2, or f(pair). ``win``: index (0 = leader) of the last trick's winner in
+    ``plays``."""
     dug = ~s.dealer_side[G, win_seat]
     basis = plays[:, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
     mult = np.where((basis >= 2).any(1), eng.switches.pair_factor, 2)
-    bonus = np.where(dug, (s.kitty[G] @ cards.POINTS) * mult, 0)
+    bonus = np.where(dug, (s.kitty[G] @ cards.POINTS).astype(np.int64) * mult, 0)
     if eng.switches.pairs:
-        bonus = np.where(dug & _has_tractor(basis, s.idx[G]), -1, bonus)
+        bonus = np.where(dug & _scalar_lead(eng, basis, s.idx[G]), -1, bonus)
     return bonus
 
 
-def _winners(s, G, plays):
-    """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3)."""
+def _winners(eng, s, G, plays):
+    """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3); a ruff
+    needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
+    and the value is the top pair, or the top card for singles)."""
     eff = s.eff[G][:, None, :]
     idx = s.idx[G].astype(np.int16)[:, None, :]
     suit = s.lead_suit[G].astype(np.int8)
@@ -413,7 +528,8 @@ def _winners(s, G, plays):
     n_e = (plays * (eff == suit[:, None, None])).sum(2, dtype=np.int16)
     n_t = (plays * (eff == TRUMP)).sum(2, dtype=np.int16)
     need = s.lead_pairs[G][:, None]
-    matches = (plays >= 2).sum(2) >= need
+    pairs = (plays // 2).sum(2) if eng.switches.quads else (plays >= 2).sum(2)  # a quad: 2 pairs
+    matches = pairs >= need
     top_pair = ((plays >= 2) * (idx + 1)).max(2) - 1  # -1: none
     top_card = ((plays > 0) * (idx + 1)).max(2) - 1
     val = np.where(need > 0, top_pair, top_card)

@@ -10,7 +10,7 @@ id            meaning
 55            ``END``: the leader ends the selection; the selected cards are the lead
 56 …          ``DECLARE``: ``rules.declare.declaration_actions(cfg)[i]`` is id ``56 + i``
 then          ``NAME`` (5 ids S, H, C, D, NT; only ``declaration_mode="POST_DEAL_PARTNER_FIRST"``),
-              ``CHOOSE`` (``MAX_CHOICES`` ids; only ``failed_throw_choice="NEXT_PLAYER"``),
+              ``CHOOSE`` (``max_choices(decks)`` ids; only ``failed_throw_choice="NEXT_PLAYER"``),
               ``FRIEND`` (54 ids, ``FRIEND(c)`` names card identity ``c`` as the friend card;
               only ``partnership="FIND_FRIEND"``, RULES.md §10.6)
 ============  ==============================================================================
@@ -33,6 +33,17 @@ PASS = 54
 END = 55
 DECLARE_BASE = declare.DECLARE_BASE
 MAX_CHOICES = 5  # failing unit types of one 2-deck throw: single, pair, ≤3 tractor lengths
+#: CHOOSE ids per deck count: the most distinct unit types (k, length) one throw can hold, by
+#: cards — the smallest distinct shapes must fit in the largest hand (kitty 0-2). 3 decks: 1+2+3
+#: +4+6+6+8+9 = 39 ≤ 40 < 49; 4 decks: 1+2+3+4+4+6+6+8+8+9 = 51 ≤ 54 < 61. 1 and 2 decks keep
+#: the frozen 5 (a 1-deck throw has one type; the layouts do not change).
+_MAX_CHOICES = {1: MAX_CHOICES, 2: MAX_CHOICES, 3: 8, 4: 10}
+
+
+def max_choices(decks: int) -> int:
+    """Number of ``CHOOSE`` ids (and failed-throw candidate slots) with ``decks`` decks."""
+    return _MAX_CHOICES[decks]
+
 NUM_NAME_ACTIONS = 5  # NAME: S, H, C, D, NT
 NAME_LABELS = ("S", "H", "C", "D", "NT")
 NUM_FRIEND_ACTIONS = cards.NUM_CARDS  # FRIEND(c): any of the 54 identities (§10.6)
@@ -62,6 +73,7 @@ class ActionLayout:
     choose_base: int
     size: int
     friend_base: int = -1
+    num_choices: int = MAX_CHOICES  #: CHOOSE ids when ``choose_base >= 0`` (``max_choices``)
 
 
 def action_layout(cfg: Rules) -> ActionLayout:
@@ -71,11 +83,12 @@ def action_layout(cfg: Rules) -> ActionLayout:
     if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":
         name_base, size = size, size + NUM_NAME_ACTIONS
     if cfg.failed_throw_choice == "NEXT_PLAYER":
-        choose_base, size = size, size + MAX_CHOICES
+        choose_base, size = size, size + max_choices(cfg.decks)
     friend_base = -1
     if cfg.partnership == "FIND_FRIEND":
         friend_base, size = size, size + NUM_FRIEND_ACTIONS
-    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size, friend_base)
+    return ActionLayout(declare.num_declare_actions(cfg), name_base, choose_base, size, friend_base,
+                        max_choices(cfg.decks))
 
 
 def describe_action(action: int, cfg: Rules) -> str:
@@ -95,7 +108,7 @@ def describe_action(action: int, cfg: Rules) -> str:
         return f"declare {k}x {what}"
     if lay.name_base >= 0 and lay.name_base <= a < lay.name_base + NUM_NAME_ACTIONS:
         return "name " + NAME_LABELS[a - lay.name_base]
-    if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + MAX_CHOICES:
+    if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + lay.num_choices:
         return f"choose {a - lay.choose_base}"
     if lay.friend_base >= 0 and lay.friend_base <= a < lay.friend_base + NUM_FRIEND_ACTIONS:
         return "friend " + cards.name(a - lay.friend_base)
@@ -104,4 +117,4 @@ def describe_action(action: int, cfg: Rules) -> str:
 
 __all__ = ["DECLARE_BASE", "END", "MAX_CHOICES", "NAME_LABELS", "NUM_CARD_ACTIONS",
            "NUM_FRIEND_ACTIONS", "NUM_NAME_ACTIONS", "PASS", "ActionLayout", "Phase", "action_layout",
-           "describe_action"]
+           "describe_action", "max_choices"]

@@ -43,6 +43,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "win_condition": ("PASS_A", "MUST_DEFEND_A"),
     "fixed_trump": ("S", "H", "C", "D", "NT"),
 }
+#: option values that ``Rules`` accepts (they are §11 options) but ``Game`` and ``Engine`` refuse to
+#: play, with the reason. Everything else of §11 is played, for 1-4 decks.
+REFUSED: dict[str, tuple[str, str]] = {
+    "throw_decomposition": ("LEADER_DECLARED", "RULES.md defines only the canonical decomposition "
+                            "(§6.2, AMB-21); which decompositions a leader may declare, and how, is "
+                            "not specified, so there is no rule to implement (and no action for it)"),
+}
 #: options whose default depends on ``decks`` (§4.1, §10.3, §10.7); ``None`` means "derive it"
 _DERIVED = ("kitty_size", "level_step", "tuple_beats_chain")
 _BOOLS = ("always_trump_two", "allow_no_trump_declaration", "allow_reinforce",
@@ -60,6 +67,12 @@ class Rules:
     ranks (``{"5", "10", "K", "A"}``), stored as a sorted tuple of rank indices 0-12.
     ``fixed_trump`` is the trump for ``declaration_mode="FIXED"`` (S, H, C, D or NT) — not a
     §11 name: §4.7 says the caller supplies it, this is where.
+
+    ``decks`` 1-4 are all played (§4.1, §10.7). ``ruff_match="COUNT_ONLY"`` reads AMB-11 as "no
+    fewer tuples and no fewer chains of each size than the lead" (tractor lengths not compared);
+    its overruff value is defined in ``rules.play._count_only_value``. Values in ``REFUSED`` are
+    accepted here but not played (``Game`` and ``Engine`` raise ``NotImplementedError`` with the
+    reason).
 
     Which of the deck-derived options were given explicitly (not ``None``) is recorded, so that
     :meth:`replace` can derive the others again for a new ``decks``. The record is *not* part of

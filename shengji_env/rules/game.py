@@ -42,7 +42,7 @@ from .. import cards
 from ..cards import NUM_CARDS
 from . import declare, scoring, seats
 from .actions import DECLARE_BASE, END, PASS, Phase, action_layout
-from .config import Rules
+from .config import REFUSED, Rules
 from .order import NT, TrumpContext
 from .patterns import is_throw
 from .play import legal_next_cards, trick_winner, validate_throw
@@ -54,11 +54,11 @@ def new_deck(rng: np.random.Generator, decks: int) -> np.ndarray:
 
 
 def check_supported(cfg: Rules):
-    """Raise ``NotImplementedError`` for rule options the game cannot play yet."""
-    if cfg.decks > 2:
-        raise NotImplementedError("3- and 4-deck play is not implemented yet (RULES.md §8.3)")
-    if cfg.throw_decomposition == "LEADER_DECLARED":
-        raise NotImplementedError("throw_decomposition='LEADER_DECLARED' is not implemented")
+    """Raise ``NotImplementedError`` for the rule options the game refuses to play, with the
+    reason (``rules.config.REFUSED`` lists them; README "Rules")."""
+    for option, (value, reason) in REFUSED.items():
+        if getattr(cfg, option) == value:
+            raise NotImplementedError(f"{option}={value!r} is not playable: {reason}")
 
 
 class Game:

@@ -1,8 +1,8 @@
 """Leading, throws, following, ruffs and the trick winner (RULES.md §7-9).
 
 Every function takes count vectors ``uint8[54]`` and never writes to them. ``ctx`` is a
-``TrumpContext``; ``cfg`` a ``Rules``. The follow rules are implemented for 1 and 2 decks
-(§8.1-8.2); 3+ decks raise ``NotImplementedError`` (§8.3 is not built yet).
+``TrumpContext``; ``cfg`` a ``Rules``. Following: §8.1-8.2 here for 1 and 2 decks; the 3- and
+4-deck structure obligation (§8.3: triples, Titanics, quads, carriers) is ``follow_tuples``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import cards
 from ..cards import NUM_CARDS
+from . import follow_tuples
 from .order import TRUMP, TrumpContext, single_suit, suits_present
 from .patterns import (
     Unit,
@@ -33,12 +34,6 @@ def _u8(x) -> np.ndarray:
     if a.shape != (NUM_CARDS,):
         raise ValueError(f"expected a count vector of shape (54,), got shape {a.shape}")
     return a.astype(np.int64)
-
-
-def _require_two_decks(ctx: TrumpContext, what: str):
-    if ctx.decks > 2:
-        raise NotImplementedError(f"{what} for {ctx.decks} decks (RULES.md §8.3: triples, "
-                                  "Titanics) is not implemented yet; 1 and 2 decks are complete")
 
 
 # ---------------------------------------------------------------------------------- leads §7
@@ -63,13 +58,31 @@ class ThrowResult:
     candidates: list = field(default_factory=list)
 
 
-def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext) -> bool:
+def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
+               tuple_beats_chain: bool = False) -> bool:
     """True iff ``hand`` holds, in ``suit``, a unit of the same (k, length) with a strictly
-    higher top — possibly cut out of a bigger structure (§7.3)."""
+    higher top — possibly cut out of a bigger structure (§7.3). With ``tuple_beats_chain`` a
+    chain unit (length >= 2) is also beaten by any unit of larger k with the same number of
+    cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
+    a quad does not break a 3-pair tractor)."""
     hand = _u8(hand)
     layout = _suit_layout(suit, ctx)
-    for top, _ in _placements(hand, layout, unit.k, unit.length):
-        if top > unit.top:
+    if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
+        return True
+    if tuple_beats_chain and unit.length >= 2:
+        for k in range(unit.k + 1, ctx.decks + 1):
+            if unit.size % k == 0 and _has_run(hand, layout, k, unit.size // k, 0):
+                return True
+    return False
+
+
+def _has_run(hand, layout, k: int, length: int, min_top: int) -> bool:
+    """Can a (k, length) unit with top >= ``min_top`` be cut from ``hand``: ``length``
+    consecutive positions each holding some identity ``k`` times (§6.1)?"""
+    run = 0
+    for top, ids in enumerate(layout):
+        run = run + 1 if any(hand[c] >= k for c in ids) else 0
+        if run >= length and top >= min_top:
             return True
     return False
 
@@ -91,7 +104,8 @@ def validate_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> Thr
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
     failing_types: list[tuple[int, int]] = []
     for u in units:
-        if u.shape not in failing_types and any(beats_unit(h, u, suit, ctx) for h in other_hands):
+        if u.shape not in failing_types and any(beats_unit(h, u, suit, ctx, cfg.tuple_beats_chain)
+                                                for h in other_hands):
             failing_types.append(u.shape)
     if not failing_types:
         return ThrowResult(ok=True)
@@ -133,7 +147,8 @@ def is_legal_follow(hand: np.ndarray, lead: np.ndarray, play: np.ndarray, ctx: T
 
     §8.1 suit obligation; §8.2 structure obligation (2 decks): ``trac(X) = trac(H_E)`` and
     ``min(pairs(X), pL) = min(pairs(H_E), pL)``; with ``follow_partial_tractor`` the play must
-    also maximise the pairs covered by tractors (capped at the lead's tractor pairs).
+    also maximise the pairs covered by tractors (capped at the lead's tractor pairs). 3 and 4
+    decks: the per-unit shapes of §8.3 (``follow_tuples``).
     """
     hand, lead, play = _u8(hand), _u8(lead), _u8(play)
     n = int(lead.sum())
@@ -154,7 +169,8 @@ def is_legal_follow(hand: np.ndarray, lead: np.ndarray, play: np.ndarray, ctx: T
 def _structure_ok(in_suit, lead, play, suit, ctx, cfg) -> bool:
     if ctx.decks == 1:
         return True
-    _require_two_decks(ctx, "following")
+    if ctx.decks >= 3:
+        return follow_tuples.is_legal(in_suit, lead, play, ctx, cfg)
     p_lead, t_lead = lead_requirements(lead, ctx)
     if tractor_pairs(play, suit, t_lead, ctx) != tractor_pairs(in_suit, suit, t_lead, ctx):
         return False
@@ -275,6 +291,16 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
         others_left = (n - have) - int(sel[~is_suit].sum())
         return free & (is_suit | (others_left > 0))
     out = np.zeros(NUM_CARDS, dtype=bool)
+    if ctx.decks >= 3 and n == 1:
+        return free & is_suit
+    if ctx.decks >= 3:  # §8.3: the greedy assignments' committed cards, once per call
+        # adding one copy of c to the selection costs one more card of witness w iff w[c] <= sel[c]
+        ws = np.array(follow_tuples.witnesses(in_suit, lead, ctx, cfg), dtype=np.int64)
+        if not ws.size:
+            return out
+        base = np.maximum(sel, ws).sum(1)  # (w,)
+        cost = base[:, None] + (ws <= sel)  # (w, 54)
+        return free & is_suit & (cost <= n).any(0)
     req = lead_requirements(lead, ctx)  # once per call, not once per candidate card
     for c in np.flatnonzero(free & is_suit):
         trial = sel.copy()
@@ -285,7 +311,7 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
 
 def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> bool:
     """Can ``selection`` (cards of H_E) be extended within ``in_suit`` (H_E, at least n cards)
-    to a legal follow? Exact for 1-2 decks. ``req``: ``lead_requirements(lead, ctx)`` if known.
+    to a legal follow? ``req``: ``lead_requirements(lead, ctx)`` if known (1-2 decks).
 
     2 decks: a follow X is legal iff it contains a *witness*: disjoint tractors achieving
     ``trac(H_E)`` plus further pairs up to ``min(pairs(H_E), pL)`` (both conditions of §8.2
@@ -298,7 +324,8 @@ def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> b
         return False
     if ctx.decks == 1:
         return True
-    _require_two_decks(ctx, "following")
+    if ctx.decks >= 3:
+        return follow_tuples.can_complete(in_suit, lead, selection, ctx, cfg)
     p_lead, t_lead = req if req is not None else lead_requirements(lead, ctx)
     if cfg.follow_partial_tractor and t_lead:
         # rare option: the simple, exhaustive way
@@ -348,29 +375,101 @@ def _tractor_choices(in_suit, suit, lengths: tuple, want: int, ctx):
 
 def is_ruff(play: np.ndarray, lead: np.ndarray, ctx: TrumpContext, cfg) -> bool:
     """§9.1: off-suit lead, every card of the play trump, and the lead's structure reproduced
-    (``EXACT``) or at least as many tractors and pairs (``COUNT_ONLY``). A legal all-trump
-    follow to an off-suit lead implies the player was void in the led suit."""
+    (``EXACT``) or at least as many tuples and chains as the lead (``COUNT_ONLY``, see
+    ``_count_only_value``); with ``tuple_beats_chain`` a chain lead is also ruffed by one trump
+    unit of larger k with as many cards (§9.3, §10.7). A legal all-trump follow to an off-suit
+    lead implies the player was void in the led suit."""
     play, lead = _u8(play), _u8(lead)
     if single_suit(lead, ctx) == TRUMP or suits_present(play, ctx) != {TRUMP}:
         return False
-    return _ruff_value(play, lead, ctx, cfg) is not None
+    units = decompose(lead, ctx)
+    return _ruff_value(play, lead, ctx, cfg) is not None or _tuple_key(play, units, ctx, cfg) is not None
 
 
 def _ruff_value(play, lead, ctx, cfg):
     units = decompose(lead, ctx)
-    structure = [u.shape for u in units]
     if cfg.ruff_match == "EXACT":
-        return match_value(play, structure, ctx, TRUMP)
-    # COUNT_ONLY (AMB-11): no fewer tractors and no fewer pairs than the lead; the value is the
-    # highest top among the play's own units of the lead's primary kind (chain or not).
-    mine = decompose(play, ctx)
-    if sum(u.length >= 2 for u in mine if u.k == 2) < sum(u.length >= 2 for u in units if u.k == 2):
-        return None
-    if pairs(play) < sum(u.length for u in units if u.k == 2):
-        return None
+        return match_value(play, [u.shape for u in units], ctx, TRUMP)
+    return _count_only_value(play, units, ctx)
+
+
+def _count_only_value(play, units, ctx):
+    """``ruff_match = COUNT_ONLY`` (§9.1, AMB-11): the value of a ruff, or ``None`` if it is none.
+
+    Reading of seed D's "no fewer tractors and no fewer pairs than the lead", for every tuple
+    size ``k`` from 2 to ``decks``:
+
+    * tuples: ``Σ count // k`` over the play's identities ≥ the lead's ``k``-tuples, where a lead
+      unit ``(k_u, len)`` with ``k_u >= k`` holds ``len · (k_u // k)`` of them (2 decks: the
+      play's pairs ≥ pL, pairs inside tractors counted);
+    * chains: the most disjoint chains (length >= 2) of ``k``-tuples that can be cut from the play
+      ≥ the number of the lead's chain units with ``k_u >= k`` (2 decks: no fewer tractors, of any
+      lengths).
+
+    Tractor lengths are not compared, so every ruff ``EXACT`` accepts is accepted (``EXACT``'s
+    parts supply these tuples and chains), and some more: ``S:9 9 8 8`` ruffs ``H:A A J J``,
+    ``S:9 9 8 8 7 7 6 6`` ruffs ``H:A A K K 5 5 4 4``, ``S:9 9 8 8 5 5 4 4`` ruffs
+    ``H:A A K K Q Q 3 3``.
+
+    **Overruff value** (§9.2 with the structure counted, not matched): with ``(k*, len*)`` the
+    type of the lead's primary unit, the highest top among the ``k*``-tuples of the play if
+    ``len* = 1``, or among the tops of its chains of ``k*``-tuples (two or more consecutive
+    positions) if ``len* >= 2``; the highest card for all-singles leads. A later ruff beats the
+    winning one iff its value is strictly higher, as under ``EXACT``.
+    """
+    play = np.asarray(play, dtype=np.int64)
+    pos = _tuple_positions(play, ctx)  # pos[k][i]: k-tuples at position i of the trump suit
+    for k in range(2, ctx.decks + 1):
+        want_t = sum(u.length * (u.k // k) for u in units if u.k >= k)
+        want_c = sum(1 for u in units if u.k >= k and u.length >= 2)
+        if sum(pos[k]) < want_t or (want_c and _max_chains(tuple(pos[k])) < want_c):
+            return None
     k_star, len_star = units[0].shape
-    tops = [u.top for u in mine if u.k == k_star and (u.length >= 2) == (len_star >= 2)]
+    if k_star == 1:
+        return int(ctx.order_indices[play > 0].max())
+    have = pos[k_star]
+    if len_star == 1:
+        tops = [i for i, c in enumerate(have) if c]
+    else:
+        tops = [i for i in range(1, len(have)) if have[i] and have[i - 1]]
     return max(tops) if tops else None
+
+
+def _tuple_positions(play, ctx) -> dict[int, list[int]]:
+    """k → ``k``-tuples of ``play`` (trump cards) at each trump position, ``Σ count // k``."""
+    layout = _suit_layout(TRUMP, ctx)
+    return {k: [sum(int(play[c]) // k for c in ids) for ids in layout]
+            for k in range(2, ctx.decks + 1)}
+
+
+@lru_cache(maxsize=100_000)
+def _max_chains(pc: tuple) -> int:
+    """Most disjoint chains (two or more consecutive positions, one tuple each) in ``pc``;
+    chains of two positions suffice for counting."""
+    first = next((i for i, c in enumerate(pc) if c), None)
+    if first is None:
+        return 0
+    rest = list(pc)
+    rest[first] -= 1
+    best = _max_chains(tuple(rest))  # this tuple is in no chain
+    if first + 1 < len(pc) and pc[first + 1]:
+        rest[first + 1] -= 1
+        best = max(best, 1 + _max_chains(tuple(rest)))
+    return best
+
+
+def _tuple_key(play, units, ctx, cfg):
+    """``tuple_beats_chain`` (§9.3, §10.7): ``(k, length, top)`` when the lead is one chain unit
+    and ``play`` is one unit of larger ``k`` with the same number of cards, else ``None``."""
+    if not cfg.tuple_beats_chain or len(units) != 1 or units[0].length < 2:
+        return None
+    try:
+        mine = decompose(play, ctx)
+    except ValueError:
+        return None
+    if len(mine) != 1 or mine[0].k <= units[0].k or mine[0].size != units[0].size:
+        return None
+    return mine[0].shape + (mine[0].top,)
 
 
 def _splits(play, structure, ctx, suit):
@@ -422,9 +521,14 @@ def trick_winner(plays, ctx: TrumpContext, cfg) -> int:
     ``plays``: the plays in playing order, each ``uint8[54]``. A follow wins only in the led
     suit with the lead's structure and a strictly higher value; a ruff beats the led suit and
     is beaten only by a strictly higher ruff; equal plays: the earlier wins.
+
+    ``tuple_beats_chain`` (§9.3, §10.7): when the lead is one chain unit, a play of one unit of
+    larger k with as many cards (a quad against a 2-pair tractor, ...) beats every play of its
+    kind that does not have that form — in the led suit, or as a ruff — whatever the rank;
+    such plays compare by (k, length), then top, and the earlier wins ties. A ruff still beats
+    every play in the led suit (reading: the option ranks plays inside the led suit and inside
+    the ruffs, it does not let a led-suit quad stand against a ruff).
     """
-    if cfg.tuple_beats_chain:
-        raise NotImplementedError("tuple_beats_chain (4 decks, RULES.md §10.7) is not implemented")
     plays = [_u8(p) for p in plays]
     lead = plays[0]
     suit = single_suit(lead, ctx)
@@ -433,30 +537,44 @@ def trick_winner(plays, ctx: TrumpContext, cfg) -> int:
     all_units = cfg.throw_comparison == "ALL_UNITS" and len(units) > 1
     winner, best, best_suit = 0, match_value(lead, structure, ctx, suit), suit
     ruffed = False
+    tuple_best = None  # (k, length, top) of the winning play when it won by tuple_beats_chain
     for i, x in enumerate(plays[1:], start=1):
         if int(x.sum()) != int(lead.sum()):
             raise ValueError(f"play {i} has {int(x.sum())} cards; the lead has {int(lead.sum())}")
         present = suits_present(x, ctx)
-        if present == {suit} and not ruffed:
+        in_suit = present == {suit} and not ruffed
+        ruff = suit != TRUMP and present == {TRUMP}
+        if not (in_suit or ruff):
+            continue
+        key = _tuple_key(x, units, ctx, cfg)
+        if key is not None:
+            if (ruff and not ruffed) or tuple_best is None or key > tuple_best:
+                winner, tuple_best, best_suit = i, key, (TRUMP if ruff else suit)
+                ruffed = ruffed or ruff
+            continue
+        if in_suit:
             val = match_value(x, structure, ctx, suit)
-            if val is None:
+            if val is None or tuple_best is not None:
                 continue
             better = (_beats_all_units(x, suit, plays[winner], best_suit, structure, ctx)
                       if all_units else val > best)
             if better:
                 winner, best = i, val
-        elif suit != TRUMP and present == {TRUMP}:
+        else:
             val = _ruff_value(x, lead, ctx, cfg)
             if val is None:
                 continue
             if not ruffed:
                 better = True
+            elif tuple_best is not None:
+                better = False
             elif all_units and cfg.ruff_match == "EXACT":
                 better = _beats_all_units(x, TRUMP, plays[winner], TRUMP, structure, ctx)
             else:
                 better = val > best
             if better:
                 winner, best, best_suit, ruffed = i, val, TRUMP, True
+                tuple_best = None
     return winner
 
 

@@ -76,6 +76,15 @@ def _unit_factor(u: Unit, option: str) -> int:
     return 2 * u.k ** u.length  # TIERED
 
 
+def _literal_rank(u: Unit) -> tuple[int, int]:
+    """Seed D's order for ``tiered_precedence="LITERAL"`` (§10.2), higher first: chains of
+    triples or quads (by k), then triples and quads (by k), tractors, pairs, singles."""
+    chain = u.length >= 2
+    if u.k >= 3:
+        return (3 if chain else 2, u.k)
+    return (1, int(chain)) if u.k == 2 else (0, 0)
+
+
 def kitty_multiplier(last_lead: np.ndarray, ctx: TrumpContext, cfg: Rules) -> int:
     """Kitty multiplier ``M`` of §10.2 for the cards of the last trick (``uint8[54]``).
 
@@ -86,16 +95,17 @@ def kitty_multiplier(last_lead: np.ndarray, ctx: TrumpContext, cfg: Rules) -> in
     ``TIERED`` with ``tiered_precedence="LITERAL"`` follows seed D's fixed order instead of the
     maximum: the first unit category present in the order Titanic (k=3, len>=2), triple (3, 1),
     tractor (2, >=2), pair (2, 1), nothing decides, and ``M`` is the largest ``2·k^len`` in it.
-    For 4 decks the order is extended at the top the same way (k first, chains before
-    tuples): consecutive quads (4, >=2), quad (4, 1), then Titanic, ... — so a quad next to a
-    Titanic gives 8 under LITERAL and 18 under MAX.
+    With 4 decks the order is (§10.2) consecutive quads (4, >=2), Titanic, quad (4, 1), triple,
+    tractor, pair, nothing — so a quad next to a Titanic gives 18 under both readings, and a
+    triple next to a 4-pair tractor 6 under LITERAL and 32 under MAX.
+    ``LINEAR`` and ``POWER`` count the cards of a unit (a 2-triple Titanic: 12 and 64).
     """
     units = decompose(last_lead, ctx)
     if not units:
         raise ValueError("the last trick's play is empty; the kitty multiplier needs its cards")
     if cfg.kitty_multiplier == "TIERED" and cfg.tiered_precedence == "LITERAL":
-        category = max((u.k, u.length >= 2) for u in units)
-        units = [u for u in units if (u.k, u.length >= 2) == category]
+        category = max(_literal_rank(u) for u in units)
+        units = [u for u in units if _literal_rank(u) == category]
     return max(_unit_factor(u, cfg.kitty_multiplier) for u in units)
 
 
