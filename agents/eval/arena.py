@@ -322,21 +322,8 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0,
     s = eng.reset(decks=np.repeat(deals.decks, 2, axis=0).astype(np.int64),
                   first_drawers=np.repeat(deals.first_drawers, 2))
     a_seats = np.arange(n) % 2  # A's team: row 2i: A in seats 0/2; row 2i+1: A in seats 1/3
-    rng = np.random.default_rng(seed)
-    total = np.zeros((n, 4), dtype=np.float64)
-    actions = np.zeros(n, dtype=np.int64)
-    while not s.done.all():
-        mask = eng.legal_mask(s)
-        obs = eng.observe(s)
-        live = ~s.done
-        a_turn = live & (seats.team(s.to_act) == a_seats)
-        actions[:] = 0
-        for policy, mine in ((policies[0], a_turn), (policies[1], live & ~a_turn)):
-            rows = np.flatnonzero(mine)
-            if rows.size:
-                actions[rows] = policy.act_batch(obs[rows], mask[rows], rng)
-        s, rewards, _ = eng.step(s, actions)
-        total += rewards
+    total = _play_lockstep(eng, s, policies, lambda s: seats.team(s.to_act) == a_seats,
+                           np.random.default_rng(seed))
     if save_games is not None:
         folder, (sa, sb) = save_games
         for g in range(n):
@@ -395,14 +382,27 @@ def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
     # a_seat[row, seat]: agent A holds ``seat`` in hand ``row`` (rotated by one seat per copy)
     shift = (np.arange(4)[None, :] - np.arange(n)[:, None]) % 4
     a_seat = shift == 0 if seating == "one" else shift % 2 == 0
-    rng = np.random.default_rng(seed)
+    total = _play_lockstep(eng, s, policies,
+                           lambda s: a_seat[np.arange(n), np.maximum(s.to_act, 0)],
+                           np.random.default_rng(seed))
+    won = total > 0
+    a_wins, a_n = int(won[a_seat].sum()), int(a_seat.sum())
+    return FriendShare(a_share=a_wins / a_n, a_ci=wilson(a_wins, a_n),
+                       b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n)
+
+
+def _play_lockstep(eng, s, policies, a_acts, rng) -> np.ndarray:
+    """Play every game of ``s`` to the end, ``policies = (A, B)`` each asked once per step for
+    the decisions it owns (``a_acts(s)``: ``bool[n]``, A is to act); returns the rewards summed
+    per seat, ``float64[n, 4]``."""
+    n = s.num_games
     total = np.zeros((n, 4), dtype=np.float64)
     actions = np.zeros(n, dtype=np.int64)
     while not s.done.all():
         mask = eng.legal_mask(s)
         obs = eng.observe(s)
         live = ~s.done
-        a_turn = live & a_seat[np.arange(n), np.maximum(s.to_act, 0)]
+        a_turn = live & a_acts(s)
         actions[:] = 0
         for policy, mine in ((policies[0], a_turn), (policies[1], live & ~a_turn)):
             rows = np.flatnonzero(mine)
@@ -410,7 +410,4 @@ def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
                 actions[rows] = policy.act_batch(obs[rows], mask[rows], rng)
         s, rewards, _ = eng.step(s, actions)
         total += rewards
-    won = total > 0
-    a_wins, a_n = int(won[a_seat].sum()), int(a_seat.sum())
-    return FriendShare(a_share=a_wins / a_n, a_ci=wilson(a_wins, a_n),
-                       b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n)
+    return total
