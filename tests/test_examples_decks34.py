@@ -228,8 +228,7 @@ def test_deck_sizes(decks, kitty, step, hand):
     assert r.tuple_beats_chain is (decks == 4)
 
 
-@pytest.mark.parametrize("option,value", [("partnership", "FIND_FRIEND"),
-                                          ("throw_decomposition", "LEADER_DECLARED")])
+@pytest.mark.parametrize("option,value", [("throw_decomposition", "LEADER_DECLARED")])
 def test_refused_options_say_why(option, value):
     from shengji_env.core import Engine
     from shengji_env.rules import Game
