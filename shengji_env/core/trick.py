@@ -240,7 +240,7 @@ def commit_leads(eng, s, G):
         res = rules_play.validate_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
-        s.throw_beater[g] = first_beater(sel[i], others, ctx, leader)
+        s.throw_beater[g] = first_beater(sel[i], others, ctx, leader, cfg)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
@@ -313,14 +313,19 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     return lead, chooser
 
 
-def first_beater(throw, others, ctx, leader: int) -> int:
+def first_beater(throw, others, ctx, leader: int, cfg) -> int:
     """The first seat after ``leader`` whose hand (``others``: the three in playing order)
-    beats a unit of the failed ``throw`` (``BatchState.throw_beater``, §7.3)."""
+    beats a unit of the failed ``throw`` (``BatchState.throw_beater``, §7.3), -1 if none can
+    be named; ``cfg``: the rules (3-4 decks ask ``validate_throw`` seat by seat)."""
     suit = rules_play.single_suit(throw, ctx)
     units = rules_play.decompose(throw, ctx)
-    k = next(k for k, h in enumerate(others)
-             if any(rules_play.beats_unit(h, u, suit, ctx) for u in units))
-    return (leader + 1 + k) % 4
+    k = next((k for k, h in enumerate(others)
+              if any(rules_play.beats_unit(h, u, suit, ctx) for u in units)), None)
+    if k is None:  # 3-4 decks (tuple_beats_chain...): ask the throw rule seat by seat
+        empty = np.zeros_like(others[0])
+        k = next((k for k in range(3) if not rules_play.validate_throw(
+            throw, [others[j] if j == k else empty for j in range(3)], ctx, cfg).ok), None)
+    return -1 if k is None else (leader + 1 + k) % 4
 
 
 def _has_chain(counts, idx, decks):
@@ -384,7 +389,7 @@ def _tuple_throws(eng, s, G, sel, n):
         g, ld = int(G[i]), int(leader[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         s.throw_beater[g] = first_beater(sel[i], [s.hands[g, (ld + k) % 4] for k in (1, 2, 3)],
-                                         ctx, ld)
+                                         ctx, ld, eng.cfg)
     _reveal(s, G[failed], sel[failed])
     _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
     return lead, chooser
