@@ -72,8 +72,11 @@ def test_kill_and_resume_keep_every_update_exactly_once(tmp_path):
     ea.Reload()
     for tag in ("charts/hands", "perf/SPS", "losses/policy_loss"):
         assert [e.step for e in ea.Scalars(tag)] == steps, tag  # update 2 survived the resume
-    assert [e.step for e in ea.Scalars("eval/win_rate_vs_random")] == steps
+    # periodic evaluations under eval/, the final table under its own tag eval_final/
+    assert [e.step for e in ea.Scalars("eval/win_rate_vs_random")] == steps[:-1]
+    assert [e.step for e in ea.Scalars("eval_final/win_rate_vs_random")] == steps[-1:]
     wins = {e.step: e.value for e in ea.Scalars("eval/win_rate_vs_random")}
+    wins.update({e.step: e.value for e in ea.Scalars("eval_final/win_rate_vs_random")})
     assert all(abs(wins[int(r["global_step"])] - float(r["win_rate"])) < 1e-4 for r in rows)
 
     again = run([str(ROOT / "train.py"), "--resume", str(run_dir)], tmp_path)
