@@ -27,22 +27,27 @@ def _card(c: int, color: bool, full: bool) -> str:
     return text
 
 
-def group_by_suit(counts: np.ndarray, level: int, trump: int, always_trump_two: bool = False,
-                  color: bool = False) -> list[tuple[str, str]]:
-    """``[(suit label, "A A K …"), …]`` for a count vector ``uint8[54]``, in trump order.
-
-    ``trump`` -1 (not decided yet) groups as under no-trump: level cards and jokers as trump.
-    """
+def suit_groups(counts: np.ndarray, level: int, trump: int,
+                always_trump_two: bool = False) -> list[tuple[str, list[int]]]:
+    """``[(suit label, [card ids…]), …]`` for a count vector ``uint8[54]``: one id per copy, by
+    effective suit in trump order (trump last). ``trump`` -1 (not decided yet) groups as under
+    no-trump: level cards and jokers as trump."""
     t = NT if trump < 0 else int(trump)
     ctx = TrumpContext(level=int(level), trump=t, always_trump_two=always_trump_two)
-    groups: dict[int, list[str]] = {}
+    groups: dict[int, list[int]] = {}
     for c in canonical_order(int(level), t, always_trump_two):
         n = int(counts[c])
         if n:
-            e = int(ctx.effective_suits[c])
-            groups.setdefault(e, []).extend([_card(int(c), color, e == TRUMP)] * n)
+            groups.setdefault(int(ctx.effective_suits[c]), []).extend([int(c)] * n)
     label = {e: cards.SUITS[e] for e in range(4)} | {TRUMP: "trump"}
-    return [(label[e], " ".join(v)) for e, v in groups.items()]
+    return [(label[e], ids) for e, ids in groups.items()]
+
+
+def group_by_suit(counts: np.ndarray, level: int, trump: int, always_trump_two: bool = False,
+                  color: bool = False) -> list[tuple[str, str]]:
+    """``[(suit label, "A A K …"), …]`` for a count vector ``uint8[54]``, in trump order."""
+    return [(name, " ".join(_card(c, color, name == "trump") for c in ids))
+            for name, ids in suit_groups(counts, level, trump, always_trump_two)]
 
 
 def format_hand(counts, level, trump, always_trump_two=False, color=False) -> str:

@@ -12,8 +12,8 @@ import numpy as np
 from shengji_env import cards
 from shengji_env.events import card_ids, trump_word
 from shengji_env.gamelog import GameLog, replay
+from shengji_env.render import suit_groups
 from shengji_env.rules.actions import Phase, describe_action
-from shengji_env.rules.order import NT, TRUMP, TrumpContext, canonical_order
 
 CARD_NAMES = [cards.name(c) for c in range(54)]
 MAX_FRAMES = 2000  # a replayed episode longer than this is cut (a long match)
@@ -21,16 +21,8 @@ MAX_FRAMES = 2000  # a replayed episode longer than this is cut (a long match)
 
 def hand_groups(counts: np.ndarray, level: int, trump: int, always_trump_two: bool = False):
     """``[[label, [ids…]], …]``: ``counts`` ``uint8[54]`` grouped by effective suit, trump
-    last (``trump`` -1: grouped as under no-trump)."""
-    t = NT if trump < 0 else int(trump)
-    ctx = TrumpContext(level=int(level), trump=t, always_trump_two=always_trump_two)
-    groups: dict[int, list[int]] = {}
-    for c in canonical_order(int(level), t, always_trump_two):
-        n = int(counts[c])
-        if n:
-            groups.setdefault(int(ctx.effective_suits[c]), []).extend([int(c)] * n)
-    label = {e: cards.SUITS[e] for e in range(4)} | {TRUMP: "trump"}
-    return [[label[e], ids] for e, ids in groups.items()]
+    last (``trump`` -1: grouped as under no-trump; ``shengji_env.render.suit_groups``)."""
+    return [[name, ids] for name, ids in suit_groups(counts, level, trump, always_trump_two)]
 
 
 def table_view(sess_or_eng, s, seat: int | None, events=()) -> dict:
