@@ -38,8 +38,9 @@ TEAM_WORDS = ("North-South", "West-East")  # team 0 = seats 0, 2; team 1 = seats
 @dataclass(frozen=True)
 class Event:
     """One thing that happened. ``kind``: ``declare``, ``redeal``, ``trump``, ``bury``,
-    ``throw_failed``, ``choose``, ``trick``, ``hand_over``; ``text``: a sentence;
-    ``data``: its facts (ints, card-id lists ``list[int]`` per seat), JSON-ready."""
+    ``friend`` and ``friend_revealed`` (find-friends), ``throw_failed``, ``choose``, ``trick``,
+    ``hand_over``; ``text``: a sentence; ``data``: its facts (ints, card-id lists ``list[int]``
+    per seat), JSON-ready."""
 
     kind: str
     text: str
@@ -81,16 +82,19 @@ def explain(eng, before, action: int, after, g: int = 0, you: int | None = None)
     if phase == Phase.DECLARE and a >= DECLARE_BASE:
         kind, suit, k = declare.declaration_actions(eng.cfg)[a - DECLARE_BASE]
         shown = after.shown[g, who]
-        what = SUIT_WORDS[suit] if kind == declare.LEVEL else "no trump"
-        dealt = int(after.dealt[g])
+        what = f"trump {SUIT_WORDS[suit]}" if kind == declare.LEVEL else "no trump"
+        dealt = int(before.dealt[g])  # ``after`` has dealt on to the next decision
+        window = int(before.window_seat[g]) >= 0  # the closing window after the deal (§4.2)
+        rnd = deal_round(dealt, window)
         out.append(Event("declare", f"{seat_word(who, you)} declares {cards.format(shown)}: "
-                         f"trump {what} (after card {dealt})",
-                         {"seat": who, "cards": card_ids(shown), "dealt": dealt}))
+                         f"{what} (after card {dealt})",
+                         {"seat": who, "cards": card_ids(shown), "dealt": dealt, "round": rnd,
+                          "window": window}))
     if phase in (Phase.DECLARE, Phase.NAME):
         if int(after.phase[g]) == Phase.DECLARE and int(after.dealt[g]) < int(before.dealt[g]):
             out.append(Event("redeal", "Nobody declared: the cards are dealt again."))
         elif int(after.phase[g]) not in (Phase.DECLARE, Phase.NAME):
-            out.append(_trump_fixed(after, g, you))
+            out.append(_trump_fixed(eng, after, g, you))
     if phase == Phase.BURY and int(after.phase[g]) != Phase.BURY:
         dealer = int(before.dealer[g])
         shown = you is not None and you == dealer
@@ -99,6 +103,14 @@ def explain(eng, before, action: int, after, g: int = 0, you: int | None = None)
                 f"{seat_word(dealer, you)} buries {eng.cfg.kitty_size} cards")
         out.append(Event("bury", text, {"seat": dealer,
                                         "cards": card_ids(buried) if shown else []}))
+    if phase == Phase.FRIEND:
+        card = int(after.friend_card[g])
+        out.append(Event("friend", f"{seat_word(who, you)} names the friend card {cards.name(card)}"
+                         ": whoever plays a copy of it joins the dealer's side (§10.6).",
+                         {"seat": who, "card": card}))
+    if eng.find_friend and phase == Phase.PLAY and int(before.friend_trick[g]) < 0 and \
+            int(before.friend_card[g]) >= 0:
+        out += _friend_events(before, a, after, g, you)
     if phase == Phase.PLAY and a == END:
         out += _throw_failed(eng, before, after, g, who, you)
     if phase == Phase.CHOOSE:
@@ -107,19 +119,120 @@ def explain(eng, before, action: int, after, g: int = 0, you: int | None = None)
         out.append(Event("choose", f"{seat_word(who, you)} chooses the unit: "
                          f"{seat_word(leader, you)} leads {cards.format(lead)}",
                          {"seat": who, "leader": leader, "cards": card_ids(lead)}))
-    if phase == Phase.PLAY and a < 54 and int(before.in_trick[g]) == 3 and \
-            int(before.selection[g].sum()) + 1 == int(before.lead_n[g]):
-        out.append(_trick(before, a, after, g, you))
-        if int(after.phase[g]) == Phase.OVER or int(after.tricks_done[g]) == 0:
+    if _trick_ended(before, a, g):
+        out.append(_trick(eng, before, a, after, g, you))
+        if _hand_ended(before, a, after, g):
             out.append(_hand_over(eng, before, a, after, g, you))
     return out
 
 
-def _trump_fixed(s, g, you) -> Event:
+def deal_round(dealt: int, window: bool = False) -> int:
+    """The round of the deal (1, 2, …: four cards, one to each seat) in which a declaration
+    made after card ``dealt`` falls; 0 for the closing window after the deal."""
+    return 0 if window else (int(dealt) - 1) // 4 + 1
+
+
+def round_line(events: list[Event]) -> str:
+    """One line for the declarations of one round of the deal, e.g. ``"Deal round 12 (cards
+    45-48): West declares S:2 (trump spades); East declares S:2 2 (trump spades)."``"""
+    rnd = events[0].data["round"]
+    where = ("After the deal" if rnd == 0 else
+             f"Deal round {rnd} (cards {4 * rnd - 3}-{4 * rnd})")
+    what = "; ".join(e.text.split(" (after card")[0].replace(": ", " (", 1) + ")"
+                     for e in events)
+    return f"{where}: {what}."
+
+
+def deal_story(events: list[Event]) -> list[str]:
+    """The events as lines, the declarations of each round of the deal grouped in one
+    ``round_line``."""
+    lines: list[str] = []
+    group: list[Event] = []
+    for ev in events:
+        if ev.kind == "declare" and group and ev.data["round"] != group[0].data["round"]:
+            lines.append(round_line(group))
+            group = []
+        if ev.kind == "declare":
+            group.append(ev)
+            continue
+        if group:
+            lines.append(round_line(group))
+            group = []
+        lines.append(ev.text)
+    if group:
+        lines.append(round_line(group))
+    return lines
+
+
+def tricks_won(events: list[Event]) -> np.ndarray:
+    """``int[4]`` — tricks won by each seat in the current hand (trick events since the last
+    ``hand_over``)."""
+    won = np.zeros(4, dtype=np.int64)
+    for ev in events:
+        if ev.kind == "hand_over":
+            won[:] = 0
+        elif ev.kind == "trick":
+            won[ev.data["winner"]] += 1
+    return won
+
+
+def _trick_ended(before, a, g) -> bool:
+    return int(before.phase[g]) == Phase.PLAY and a < 54 and int(before.in_trick[g]) == 3 and \
+        int(before.selection[g].sum()) + 1 == int(before.lead_n[g])
+
+
+def _hand_ended(before, a, after, g) -> bool:
+    """The decision finished the hand (in match mode ``after`` already holds the next one)."""
+    return _trick_ended(before, a, g) and (int(after.phase[g]) == Phase.OVER
+                                           or int(after.tricks_done[g]) == 0)
+
+
+def _side_words(side, you) -> str:
+    return " and ".join(seat_word(int(x), you) for x in np.flatnonzero(side))
+
+
+def _final_plays(before, a, g) -> np.ndarray:
+    """``int16[4, 54]`` — the four plays of the trick that decision ``a`` completes."""
+    plays = before.trick[g].astype(np.int16)
+    last = int(before.to_act[g])
+    plays[last] = before.selection[g]
+    plays[last, a] += 1
+    return plays
+
+
+def _friend_events(before, a, after, g, you) -> list[Event]:
+    """Find-friends (§10.6): the friend plays a copy of the friend card and the sides become
+    known; or the hand ends with the friend never shown (or the dealer alone)."""
+    dealer, friend = int(before.dealer[g]), int(before.friend[g])
+    card = int(before.friend_card[g])
+    ended = _hand_ended(before, a, after, g)
+    if friend >= 0 and ended:  # match mode: ``after`` is the next hand already
+        shown = bool(_final_plays(before, a, g)[friend, card] > 0)
+    else:
+        shown = friend >= 0 and int(after.friend_trick[g]) >= 0
+    if not shown and not ended:
+        return []
+    side = before.dealer_side[g]
+    name = cards.name(card)
+    if shown:
+        text = (f"{seat_word(friend, you)} plays {name}: the friend is revealed. Dealer side "
+                f"{_side_words(side, you)}; attackers {_side_words(~side, you)}.")
+    elif friend < 0:
+        text = f"Nobody else could play {name}: {seat_word(dealer, you)} played alone, one against three."
+    else:
+        text = (f"The friend never played {name}: it was {seat_word(friend, you)}; dealer side "
+                f"{_side_words(side, you)}.")
+    return [Event("friend_revealed", text, {"dealer": dealer, "friend": friend, "shown": shown,
+                                            "dealer_side": [bool(x) for x in side]})]
+
+
+def _trump_fixed(eng, s, g, you) -> Event:
     dealer, trump, level = int(s.dealer[g]), int(s.trump[g]), int(s.level[g])
-    attackers = 1 - dealer % 2
+    attackers = -1 if eng.find_friend else 1 - dealer % 2
     text = (f"Trump {trump_word(trump)}, level {cards.RANKS[level]}; dealer "
-            f"{seat_word(dealer, you)}; attackers {team_word(attackers, you)}.")
+            f"{seat_word(dealer, you)}; ")
+    text += ("the dealer names a friend card after the bury; the sides are known when the "
+             "friend plays it." if eng.find_friend else f"attackers {team_word(attackers, you)}.")
     return Event("trump", text, {"dealer": dealer, "trump": trump, "level": level,
                                  "attackers": attackers})
 
@@ -166,20 +279,22 @@ def _beating_cards(throw, hand, ctx) -> str:
     return "a higher unit"
 
 
-def _trick(before, a, after, g, you) -> Event:
+def _trick(eng, before, a, after, g, you) -> Event:
     leader = int(before.leader[g])
-    last = int(before.to_act[g])
-    plays = before.trick[g].astype(np.int16)
-    plays[last] = before.selection[g]
-    plays[last, a] += 1
+    plays = _final_plays(before, a, g)
     winner = int(after.last_winner[g])
     points = int(plays.sum(0) @ cards.POINTS)
     number = int(before.tricks_done[g]) + 1
     order = [(leader + i) % 4 for i in range(4)]
     shown = " | ".join(f"{SEAT_WORDS[p]} {cards.format(plays[p])}" for p in order)
     attackers_won = not bool(before.dealer_side[g, winner])
+    # find-friends: a trick won by the hidden friend must not give him away (§10.6)
+    hidden = eng.find_friend and winner != int(before.dealer[g]) and \
+        int(after.friend_trick[g]) < 0 and not _hand_ended(before, a, after, g)
     if not points:
         carried = "no points"
+    elif hidden:
+        carried = f"{points} points (whose side is not known yet)"
     elif attackers_won:
         carried = f"{points} points to the attackers"
     else:
@@ -195,13 +310,17 @@ def _hand_over(eng, before, a, after, g, you) -> Event:
     mode ``after`` already holds the next hand; the finished hand's facts are the kept fields
     (``attacker_points``, ``outcome``, ``seat_levels``) and ``before``."""
     dealer = int(before.dealer[g])
-    attackers = 1 - dealer % 2
+    ff = eng.find_friend
+    attackers = -1 if ff else 1 - dealer % 2
+    side = before.dealer_side[g]  # find-friends: the sides are per hand (§10.6)
+    attacker_words = _side_words(~side, you) if ff else team_word(attackers, you)
+    dealer_words = _side_words(side, you) if ff else team_word(1 - attackers, you)
     total = int(after.attacker_points[g])
     penalty = int(before.penalty[g])
     kitty = before.kitty[g]
     kitty_points = int(kitty @ cards.POINTS)
     trick_points = total - penalty  # captured + kitty bonus
-    last = _trick(before, a, after, g, you)
+    last = _trick(eng, before, a, after, g, you)
     captured = int(before.captured[g]) + (last.data["points"] if last.data["attackers_won"] else 0)
     bonus = trick_points - captured
     lines = [f"Hand over. The kitty: {cards.format(kitty) or '-'} ({kitty_points} points)."]
@@ -210,7 +329,7 @@ def _hand_over(eng, before, a, after, g, you) -> Event:
                      f" = {bonus} points for them.")
     elif kitty_points:
         lines.append("The dealer side won the last trick: the kitty stays with them.")
-    lines.append(f"The attackers, {team_word(attackers, you)}, have {captured} from tricks + "
+    lines.append(f"The attackers, {attacker_words}, have {captured} from tricks + "
                  f"{bonus} kitty{f' {penalty:+d} penalties' if penalty else ''} = {total} of "
                  f"{eng.cfg.total_points} points.")
     dealer_gain, take, att_gain = (int(x) for x in after.outcome[g])
@@ -218,15 +337,19 @@ def _hand_over(eng, before, a, after, g, you) -> Event:
         lines.append("The attackers take over" + (f" and go up {att_gain} level(s)." if att_gain
                                                   else " (no level gain)."))
     else:
-        lines.append(f"The dealer side ({team_word(1 - attackers, you)}) holds and goes up "
+        lines.append(f"The dealer side ({dealer_words}) holds and goes up "
                      f"{dealer_gain} level(s).")
-    old = [int(before.seat_levels[g, t]) for t in (0, 1)]
-    new = [int(after.seat_levels[g, t]) for t in (0, 1)]
+    who = range(4) if ff else (0, 1)  # find-friends: levels per player; fixed: per team
+    name = (lambda x: seat_word(x, you)) if ff else (lambda t: team_word(t, you))
+    old = [int(before.seat_levels[g, t]) for t in who]
+    new = [int(after.seat_levels[g, t]) for t in who]
     lines.append("Levels: " + ", ".join(
-        f"{team_word(t, you)} {cards.RANKS[old[t]]}"
-        + (f" -> {cards.RANKS[new[t]]}" if new[t] != old[t] else "") for t in (0, 1)) + ".")
+        f"{name(t)} {cards.RANKS[old[t]]}"
+        + (f" -> {cards.RANKS[new[t]]}" if new[t] != old[t] else "") for t in who) + ".")
     winner = int(after.winner_team[g])
-    if winner >= 0:
+    if ff and after.winner_seats[g].any():
+        lines.append(f"{_side_words(after.winner_seats[g], you)} pass A and win the match.")
+    elif winner >= 0:
         lines.append(f"{team_word(winner, you)} passes A and wins the match.")
     elif int(after.phase[g]) != Phase.OVER:
         lines.append(f"Next hand: dealer {seat_word(int(after.dealer[g]), you)}.")
@@ -234,9 +357,11 @@ def _hand_over(eng, before, a, after, g, you) -> Event:
                  {"kitty": card_ids(kitty), "kitty_points": kitty_points, "kitty_bonus": bonus,
                   "multiplier": bonus // kitty_points if bonus > 0 else 0,
                   "captured": captured, "penalty": penalty, "attacker_points": total,
-                  "attackers": attackers, "outcome": [dealer_gain, take, att_gain],
+                  "attackers": attackers, "dealer_side": [bool(x) for x in side],
+                  "outcome": [dealer_gain, take, att_gain],
                   "levels_before": old, "levels_after": new, "winner_team": winner})
 
 
-__all__ = ["SEAT_WORDS", "SUIT_WORDS", "TEAM_WORDS", "TRUMP", "Event", "card_ids", "explain",
-           "seat_word", "team_word", "trump_word"]
+__all__ = ["SEAT_WORDS", "SUIT_WORDS", "TEAM_WORDS", "TRUMP", "Event", "card_ids", "deal_round",
+           "deal_story", "explain", "round_line", "seat_word", "team_word", "tricks_won",
+           "trump_word"]

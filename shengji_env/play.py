@@ -24,8 +24,8 @@ import sys
 import numpy as np
 
 from . import cards
-from .events import Event, seat_word, team_word
-from .render import render_state
+from .events import Event, deal_round, deal_story, round_line, seat_word, team_word, tricks_won
+from .render import format_hand, render_state
 from .rules.actions import END, PASS, Phase, describe_action
 from .rules.config import Rules
 from .rules.seats import partner
@@ -65,6 +65,7 @@ class Table:
         self.sess = Session(cfg, seed, agents, human=seat, episode=episode, specs=specs)
         self.cfg, self.seat, self.color = cfg, seat, color
         self.debug_legal, self.out = debug_legal, out
+        self._round: list[Event] = []  # declarations of the deal round not yet told
 
     # the engine and state of the session (kept for callers of the older Table)
     @property
@@ -83,8 +84,46 @@ class Table:
         print(text, file=self.out, flush=True)
 
     def tell(self, events: list[Event]):
+        """Say what happened; the declarations of one round of the deal (four cards, one to
+        each seat) are told together in one line once the round is over."""
         for ev in events:
-            self.say(("  " if ev.kind == "declare" else "") + ev.text)
+            if ev.kind == "declare":
+                if self._round and self._round[0].data["round"] != ev.data["round"]:
+                    self.flush_round()
+                self._round.append(ev)
+                continue
+            self.flush_round()
+            self.say(ev.text)
+        if self._round and self.sess.phase != Phase.DECLARE:
+            self.flush_round()
+
+    def flush_round(self, before_round: int | None = None):
+        """Tell the buffered round of declarations (only if it is earlier than
+        ``before_round``, when given: a round still being dealt waits)."""
+        if not self._round:
+            return
+        rnd = self._round[0].data["round"]
+        if before_round is not None and (rnd == before_round or rnd == 0):
+            return
+        self.say("  " + round_line(self._round))
+        self._round = []
+
+    def deal_prompt_line(self) -> str:
+        """The person's turn during the deal in one line: the round, their hand, the standing
+        declaration and what they may declare."""
+        s, me = self.state, self.seat
+        dealt = int(s.dealt[0])
+        window = int(s.window_seat[0]) >= 0
+        where = ("after the deal" if window else
+                 f"deal round {deal_round(dealt)}, card {dealt}/{4 * self.cfg.hand_size}")
+        hand = format_hand(s.hands[0, me], int(s.level[0]), int(s.trump[0]),
+                           self.cfg.always_trump_two, self.color)
+        decl = int(s.decl_player[0])
+        standing = ("none yet" if decl < 0 else
+                    f"{seat_word(decl, me)} {cards.format(s.shown[0, decl])}")
+        options = ", ".join(move_text(int(a), self.cfg) for a in self.legal() if a != PASS)
+        return (f"[{where}] your hand: {hand}  | declared: {standing}  | you may: "
+                f"{options or '-'} or pass")
 
     def legal(self) -> np.ndarray:
         return self.sess.legal()
@@ -100,12 +139,23 @@ class Table:
             return f"your play ({need} more card{'s' * (need != 1)})> "
         if phase == Phase.PLAY:
             return "your lead> "
+        if phase == Phase.DECLARE:
+            return "your move (declare or pass)> "
+        if phase == Phase.FRIEND:
+            return "your move (name the friend card, e.g. H:A)> "
         return "your move> "
 
     def human_turn(self, read) -> bool:
         """Ask the person until one complete move was applied; False if they quit."""
-        self.say()
-        self.say(render_state(self.eng, self.state, 0, seat=self.seat, color=self.color))
+        if self.sess.phase == Phase.DECLARE:  # the deal: one line per round, not a table
+            window = int(self.state.window_seat[0]) >= 0
+            self.flush_round(None if window else deal_round(int(self.state.dealt[0])))
+            self.say(self.deal_prompt_line())
+        else:
+            self.flush_round()
+            self.say()
+            self.say(render_state(self.eng, self.state, 0, seat=self.seat, color=self.color,
+                                  won=tricks_won(self.sess.events)))
         while True:
             if self.sess.pending:
                 self.say(f"selected so far: {cards.format(self.state.selection[0])}")
@@ -191,9 +241,11 @@ class Table:
         return True
 
     def story(self) -> str:
-        """The hand's story for the end screen: the declarations, every trick, the result."""
-        keep = ("trump", "throw_failed", "choose", "trick", "hand_over")
-        return "\n".join(ev.text for ev in self.sess.events if ev.kind in keep)
+        """The hand's story for the end screen: the declarations (a line per round of the
+        deal), trump, the friend card, every trick, failed throws, the result."""
+        keep = ("declare", "redeal", "trump", "friend", "friend_revealed", "throw_failed",
+                "choose", "trick", "hand_over")
+        return "\n".join(deal_story([ev for ev in self.sess.events if ev.kind in keep]))
 
 
 def main(argv=None, resolve_agent=None) -> int:

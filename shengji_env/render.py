@@ -56,10 +56,13 @@ def format_hand(counts, level, trump, always_trump_two=False, color=False) -> st
     return " | ".join(parts) or "-"
 
 
-def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = False) -> str:
+def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = False,
+                 won: np.ndarray | None = None) -> str:
     """Text table of game ``g`` of a ``BatchState`` ``s`` run by engine ``eng``.
 
     ``seat``: show only that seat's hand (what a player may see); ``None`` shows all four.
+    ``won``: ``int[4]`` tricks won by each seat this hand (``events.tricks_won``), shown as the
+    tricks won by the viewer's team (find-friends: side, once known); ``None``: not shown.
     """
     cfg = eng.cfg
     b = (lambda x: f"{BOLD}{x}{RESET}") if color else (lambda x: x)
@@ -73,14 +76,15 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     friends = eng.find_friend
     if friends:  # find-friends: the sides are per hand and hidden until the friend is revealed
         lines.append(f"attackers' points {_public_points(s, g, seat)}  "
-                     f"tricks played {int(s.tricks_done[g])}  {_seat_levels(s, g)}  to act: {turn}")
+                     f"{_tricks_text(s, g, seat, won, True)}  {_seat_levels(s, g, seat)}  "
+                     f"to act: {turn}")
         lines += _friend_lines(s, g, seat)
     else:
         levels = ", ".join(f"{team_word(t, seat)} {cards.RANKS[int(s.team_levels[g, t])]}"
                            for t in (0, 1))
         attackers = "undecided" if dealer < 0 else team_word(1 - dealer % 2, seat)
         lines.append(f"attackers {attackers}: {int(s.captured[g]) + int(s.penalty[g])} points  "
-                     f"tricks played {int(s.tricks_done[g])}  levels: {levels}  to act: {turn}")
+                     f"{_tricks_text(s, g, seat, won, False)}  levels: {levels}  to act: {turn}")
     if phase == Phase.DECLARE:
         lines.append(f"cards dealt {int(s.dealt[g])}/{4 * cfg.hand_size}")
     if int(s.decl_player[g]) >= 0:
@@ -104,14 +108,37 @@ def render_state(eng, s, g: int = 0, seat: int | None = None, color: bool = Fals
     if phase == Phase.OVER and friends:
         side = ", ".join(str(x) for x in np.flatnonzero(s.dealer_side[g]))
         lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; dealer side: "
-                     f"seats {side}; {_seat_levels(s, g)}")
+                     f"seats {side}; {_seat_levels(s, g, seat)}")
     elif phase == Phase.OVER:
         lines.append(f"hand over: attackers {int(s.attacker_points[g])} points; levels: {levels}")
     return "\n".join(lines)
 
 
-def _seat_levels(s, g) -> str:
-    return "levels " + " ".join(f"{i}:{cards.RANKS[int(x)]}" for i, x in enumerate(s.seat_levels[g]))
+def _seat_levels(s, g, seat=None) -> str:
+    """Find-friends: each player's own level (RULES.md §10.6), the viewer marked "(you)"."""
+    return "levels: " + ", ".join(f"{seat_word(i, seat)} {cards.RANKS[int(x)]}"
+                                  for i, x in enumerate(s.seat_levels[g]))
+
+
+def _tricks_text(s, g, seat, won, friends: bool) -> str:
+    """"tricks won: your team 3 of 7" — by the viewer's team (fixed partners), or side
+    (find-friends, once the friend is revealed; before, the viewer's own tricks)."""
+    played = int(s.tricks_done[g])
+    if won is None:
+        return f"tricks played {played}"
+    if seat is None:  # the whole table: per team or per seat
+        if friends:
+            return "tricks won: " + ", ".join(f"{SEAT_NAMES[i]} {int(won[i])}" for i in range(4)) \
+                + f" of {played}"
+        return f"tricks won: North-South {int(won[0] + won[2])}, West-East " \
+               f"{int(won[1] + won[3])} of {played}"
+    if not friends:
+        return f"tricks won: your team {int(won[seat] + won[(seat + 2) % 4])} of {played}"
+    known = int(s.friend_trick[g]) >= 0 or int(s.phase[g]) == Phase.OVER
+    if known:
+        mine = s.dealer_side[g] == s.dealer_side[g, seat]
+        return f"tricks won: your side {int(won[mine].sum())} of {played}"
+    return f"tricks won: you {int(won[seat])} of {played} (your side is not known yet)"
 
 
 def _public_points(s, g, seat) -> int:

@@ -114,3 +114,26 @@ def test_eval_save_games_replay(tmp_path, batched):
         assert sorted(set(log.agents)) == ["heuristic", "random"]
         *_, last = replay(log)[2]
         assert int(last.after.attacker_points[0]) == log.result["attacker_points"]
+
+
+@pytest.mark.parametrize("decks", [2, 3])
+def test_find_friends_sides_are_told_only_when_known(decks):
+    """The friend card is named once; no trick before the friend plays it says whose side won
+    it; the reveal (or the end of the hand) names the sides; levels are per player."""
+    from shengji_env.events import deal_story
+
+    for seed in range(2):
+        sess = Session(Rules(decks=decks, partnership="FIND_FRIEND"), seed, human=None)
+        while not sess.done:
+            sess.step(sess.agent_action())
+        kinds = [e.kind for e in sess.events]
+        assert kinds.count("friend") == 1 and kinds.count("friend_revealed") == 1
+        reveal = kinds.index("friend_revealed")
+        for e in sess.events[:reveal]:
+            if e.kind == "trick" and e.data["points"] and e.data["winner"] != sess.state.dealer[0]:
+                assert "not known yet" in e.text and "attackers" not in e.text, e.text
+        over = sess.events[-1]
+        assert over.kind == "hand_over" and "North-South" not in over.text
+        assert all(w in over.text.split("Levels:")[1] for w in SEAT_WORDS)
+        story = "\n".join(deal_story(sess.events))
+        assert "(after card" not in story and "names the friend card" in story

@@ -97,13 +97,13 @@ def test_story_undo_and_failed_throw_in_a_pty():
     def my_hand() -> dict[str, list[str]]:
         return _hand_groups(re.findall(r"\*0 North  [^\r\n]*", child.before)[-1])
 
-    child.expect(r"your move> ")
+    child.expect(r"your move[^\r\n]*> ")
     child.sendline("help")
     child.expect(r"legal now: ([^\r\n]*)\r?\n")
     declare = next(m for m in child.match.group(1).split(", ") if m.startswith("declare"))
-    child.expect("your move> ")
+    child.expect(r"your move[^\r\n]*> ")
     child.sendline(declare)
-    while child.expect([r"bury \(8 more cards\)> ", "your move> "]) == 1:
+    while child.expect([r"bury \(8 more cards\)> ", r"your move[^\r\n]*> "]) == 1:
         child.sendline("pass")
     off = [(label, ranks) for label, ranks in my_hand().items() if label != "trump"]
     bury = [f"{label}:{r}" for label, ranks in off for r in ranks][-8:]  # low off-suit cards
@@ -135,3 +135,47 @@ def test_story_undo_and_failed_throw_in_a_pty():
     child.sendline("quit")
     child.expect("bye")
     child.expect(pexpect.EOF)
+
+
+def test_deal_in_one_line_per_round_tricks_won_and_ctrl_c_in_a_pty():
+    """Seed 5: North is asked during the deal; each ask is one line (not a table), the others'
+    declarations come as one line per round; the table counts the tricks won by North's team;
+    Ctrl-C leaves cleanly (exit status 130, no traceback)."""
+    import re
+
+    child = pexpect.spawn(sys.executable, ["-m", "shengji_env.play", "--seed", "5", "--no-color"],
+                          encoding="utf-8", timeout=20, dimensions=(50, 250))
+    asks = 0
+    while child.expect([r"your move \(declare or pass\)> ", PROMPT]) == 0:
+        asks += 1
+        assert "phase DECLARE" not in child.before  # no table per pass
+        child.sendline("pass")
+    deal = child.before
+    assert asks > 5
+    rounds = re.findall(r"Deal round (\d+) \(cards (\d+)-(\d+)\): ([^\r\n]*)", deal)
+    assert rounds and all(int(b) == 4 * int(r) - 3 and int(e) == 4 * int(r)
+                          for r, b, e, _ in rounds)
+    assert len({r for r, *_ in rounds}) == len(rounds)  # one line per round
+    assert "declares" in rounds[0][3] and "(after card" not in rounds[0][3]
+    assert re.search(r"tricks won: your team 0 of 0", deal + child.after)
+    seen = ""
+    for _ in range(40):  # first legal moves until two tricks are over
+        child.sendline("help")
+        child.expect(r"legal now: ([^\r\n]*)\r?\n")
+        move = child.match.group(1).split(", ")[0]
+        child.expect(PROMPT)
+        child.sendline(move)
+        child.expect(PROMPT)
+        seen += child.before
+        m = re.findall(r"tricks won: your team (\d+) of (\d+)", child.before)
+        if m and int(m[-1][1]) >= 2:
+            break
+    else:
+        raise AssertionError("no two tricks were finished")
+    winners = re.findall(r"Trick \d+: [^\r\n]*-> (\w+)", seen)
+    assert int(m[-1][0]) == sum(w in ("North", "South") for w in winners)
+    child.sendintr()
+    child.expect("interrupted; bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before
