@@ -106,7 +106,8 @@ def explain(eng, before, action: int, after, g: int = 0, you: int | None = None)
     if phase == Phase.FRIEND:
         card = int(after.friend_card[g])
         out.append(Event("friend", f"{seat_word(who, you)} names the friend card {cards.name(card)}"
-                         ": whoever plays a copy of it joins the dealer's side (§10.6).",
+                         ": the first player after the dealer who holds a copy is the friend, known when he "
+                         "plays it (§10.6).",
                          {"seat": who, "card": card}))
     if eng.find_friend and phase == Phase.PLAY and int(before.friend_trick[g]) < 0 and \
             int(before.friend_card[g]) >= 0:
@@ -143,25 +144,34 @@ def round_line(events: list[Event]) -> str:
     return f"{where}: {what}."
 
 
-def deal_story(events: list[Event]) -> list[str]:
-    """The events as lines, the declarations of each round of the deal grouped in one
-    ``round_line``."""
-    lines: list[str] = []
+def group_rounds(events: list[Event]) -> list[Event]:
+    """``events`` with the declarations of each round of the deal merged into one
+    ``Event("declarations", round_line(...), {"round": r, "declarations": [data, …]})``."""
+    out: list[Event] = []
     group: list[Event] = []
+
+    def flush():
+        if group:
+            out.append(Event("declarations", round_line(group),
+                             {"round": group[0].data["round"],
+                              "declarations": [e.data for e in group]}))
+            group.clear()
+
     for ev in events:
-        if ev.kind == "declare" and group and ev.data["round"] != group[0].data["round"]:
-            lines.append(round_line(group))
-            group = []
         if ev.kind == "declare":
+            if group and ev.data["round"] != group[0].data["round"]:
+                flush()
             group.append(ev)
             continue
-        if group:
-            lines.append(round_line(group))
-            group = []
-        lines.append(ev.text)
-    if group:
-        lines.append(round_line(group))
-    return lines
+        flush()
+        out.append(ev)
+    flush()
+    return out
+
+
+def deal_story(events: list[Event]) -> list[str]:
+    """The events as lines, the declarations of each round of the deal in one line."""
+    return [ev.text for ev in group_rounds(events)]
 
 
 def tricks_won(events: list[Event]) -> np.ndarray:
@@ -301,7 +311,8 @@ def _trick(eng, before, a, after, g, you) -> Event:
         carried = f"{points} points stay with the dealer side"
     text = f"Trick {number}: {shown} -> {seat_word(winner, you)} wins; {carried}."
     return Event("trick", text, {"number": number, "leader": leader, "winner": winner,
-                                 "points": points, "attackers_won": attackers_won,
+                                 "points": points,
+                                 "attackers_won": None if hidden else attackers_won,
                                  "plays": [card_ids(plays[p].astype(np.uint8)) for p in range(4)]})
 
 
@@ -363,5 +374,5 @@ def _hand_over(eng, before, a, after, g, you) -> Event:
 
 
 __all__ = ["SEAT_WORDS", "SUIT_WORDS", "TEAM_WORDS", "TRUMP", "Event", "card_ids", "deal_round",
-           "deal_story", "explain", "round_line", "seat_word", "team_word", "tricks_won",
+           "deal_story", "explain", "group_rounds", "round_line", "seat_word", "team_word", "tricks_won",
            "trump_word"]

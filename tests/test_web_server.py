@@ -60,7 +60,7 @@ def test_malformed_messages_get_clear_errors(client):
     bad = [("nope", "not JSON"), ("[1, 2]", "JSON object"), ('{"type": "fly"}', "unknown message"),
            ('{"type": "act", "action": 3}', "no game yet"),
            (json.dumps(NEW | {"seat": 7}), "seat 7"),
-           (json.dumps(NEW | {"decks": 3}), "decks 3"),
+           (json.dumps(NEW | {"decks": 5}), "decks 5"),
            (json.dumps(NEW | {"agents": ["random"]}), "list of 4"),
            (json.dumps(NEW | {"agents": ["random", "no_such_bot", "random", "random"]}),
             "'no_such_bot'"),
@@ -162,3 +162,135 @@ def test_page_and_saved_games(tmp_path):
     assert client.get("/api/games").json()["games"] == [over["saved"]]
     assert client.get(f"/api/games/{over['saved']}").status_code == 200
     assert client.get("/api/games/..%2Fsecret.json").status_code == 404
+
+
+def play_greedy(ws, msg):
+    """Like ``play_out``, but declare whenever possible (to become the dealer), name the friend
+    card when asked (the highest identity the person does not hold), and record the views."""
+    views, named = [], None
+    while msg["type"] != "over":
+        legal, view = msg["legal"], msg["view"]
+        views.append(view)
+        declares = [a["id"] for a in legal["actions"] if a["label"].startswith("declare")]
+        if legal["friend_base"] is not None:
+            held = {c for _, ids in view["hands"][str(msg["you"])] for c in ids}
+            named = next(c for c in (12, 25, 38, 51) if c not in held)  # an ace
+            assert len(legal["friend_cards"]) == 54 and not legal["actions"]
+            action = legal["friend_base"] + named
+        elif declares:
+            action = declares[-1]
+        elif legal["leading"] and view.get("selection"):
+            action = 55
+        else:
+            action = legal["cards"][0] if legal["cards"] else legal["actions"][0]["id"]
+        ws.send_json({"type": "act", "action": action})
+        msg = until_my_turn(ws)
+    return msg, views, named
+
+
+def test_find_friends_the_dealer_names_the_friend_card_over_the_socket(client):
+    """The person (North) declares and deals; after the bury the page gets the 54 identities to
+    name, and the views show the friend card, the sides as known and per-player levels."""
+    new = NEW | {"decks": 2, "seed": 5, "agents": ["random"] * 4,
+                 "rules": {"partnership": "FIND_FRIEND"}}
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(new)
+        over, views, named = play_greedy(ws, until_my_turn(ws))
+    assert named is not None, "the person never named a friend card (not the dealer?)"
+    assert views[0]["find_friends"] and len(views[0]["seat_levels"]) == 4
+    playing = [v for v in views if v["phase"] == "PLAY"]
+    assert playing and all(v["friend_card"] == named for v in playing)
+    for v in playing:  # the hidden friend is never sent; the sides appear with the reveal
+        assert v["sides"][0] == "dealer"
+        if v["friend_revealed"] < 0:
+            assert v["friend"] is None and v["sides"].count(None) == 3
+        else:
+            assert v["sides"].count("dealer") == 2 and v["sides"][v["friend_revealed"]] == "dealer"
+    story = [e["text"] for e in over["story"]]
+    assert any("North (you) names the friend card " in t for t in story)
+    assert sum(e["kind"] == "friend_revealed" for e in over["story"]) == 1
+    assert over["view"]["friend"] is not None and None not in over["view"]["sides"]
+
+
+@pytest.mark.parametrize("decks", [3, 4])
+def test_three_and_four_decks_play_out_over_the_socket(client, decks):
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW | {"decks": decks, "seed": 1})
+        over = play_out(ws)
+    hand_size = {3: 39, 4: 52}[decks]  # 54 * decks cards: 4 hands and a kitty of 6 / 8
+    tricks = [e for e in over["story"] if e["kind"] == "trick"]
+    assert [t["data"]["number"] for t in tricks] == list(range(1, len(tricks) + 1))
+    assert sum(len(p) for t in tricks for p in t["data"]["plays"]) == 4 * hand_size
+    assert over["view"]["decks"] == decks
+    assert max(p.count(c) for t in tricks for p in t["data"]["plays"] for c in p) <= decks
+    r = client.post("/api/replay", content=json.dumps(over["log"]))
+    assert r.status_code == 200 and len(r.json()["timeline"]) == len(tricks)
+
+
+def test_a_match_is_played_to_its_end(client):
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW | {"episode": "match", "agents": ["random"] * 4})
+        over = play_out(ws)
+    hands = [e for e in over["story"] if e["kind"] == "hand_over"]
+    assert over["episode"] == "match" and len(hands) > 1
+    assert hands[-1]["data"]["winner_team"] in (0, 1)
+    assert "wins the match" in hands[-1]["text"]
+
+
+def test_pimc_plays_from_the_page(client):
+    """The search agent is a built-in spec; with number options it is allowed (its shipped
+    networks are for 2 decks)."""
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW | {"decks": 2, "agents": ["random", "pimc?worlds=2&candidates=2&recheck=1",
+                                                   "random", "random"]})
+        msg = until_my_turn(ws)
+        for _ in range(6):  # a few of the person's moves, so that pimc decides in tricks
+            legal = msg["legal"]
+            action = 55 if legal["leading"] and msg["view"].get("selection") else \
+                (legal["cards"] or [a["id"] for a in legal["actions"]])[0]
+            ws.send_json({"type": "act", "action": action})
+            msg = until_my_turn(ws)
+        assert msg["type"] == "over" or msg["view"]["tricks_done"] >= 1
+
+
+def test_agent_specs_the_page_may_not_ask_for(tmp_path):
+    """``module:attr`` and string options need --allow-import; checkpoints must lie under an
+    agent folder (``..`` does not escape it)."""
+    from agents.web.allowed import SpecPolicy
+
+    runs = tmp_path / "runs"
+    (runs / "run1").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    strict = SpecPolicy((runs,))
+    assert strict.check("heuristic") == "heuristic"
+    assert strict.check("pimc?worlds=8&rollout=heuristic") == "pimc?worlds=8&rollout=heuristic"
+    assert strict.check(str(runs / "run1")) == str((runs / "run1").resolve())
+    assert strict.check("run1?sample=true") == f"{(runs / 'run1').resolve()}?sample=True"
+    refused = {"agents.baselines.random:RandomAgent": "--allow-import",
+               "pimc?prior_weights=/etc/x.pt": "could name a file",
+               str(tmp_path / "outside"): "unknown agent",
+               str(runs / ".." / "outside"): "unknown agent",
+               "run2": "unknown agent"}
+    for spec, words in refused.items():
+        with pytest.raises(ValueError, match=words.replace("-", "\\-")):
+            strict.check(spec)
+    trusting = SpecPolicy((runs,), allow_import=True)
+    spec = "agents.baselines.random:RandomAgent"
+    assert trusting.check(spec) == spec
+
+    client = TestClient(create_app(policy=strict))
+    with client.websocket_connect("/ws") as ws:
+        assert hello(ws)["allowed"]["allow_import"] is False
+        ws.send_json(NEW | {"agents": ["random", spec, "random", "random"]})
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and "seat 1" in msg["message"] and \
+            "--allow-import" in msg["message"]
+    client = TestClient(create_app(policy=trusting))
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        ws.send_json(NEW | {"agents": ["random", spec, "random", "random"]})
+        assert until_my_turn(ws)["type"] == "state"

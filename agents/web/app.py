@@ -1,20 +1,25 @@
 """``shengji-web``: a browser table — play one seat against agents, or watch a saved game.
 
     shengji-web [--host 127.0.0.1] [--port 8765] [--save-games DIR] [--games DIR]
+                [--agent-dir DIR ...] [--allow-import]
 
 A small Starlette app served by uvicorn: one static page (``static/index.html`` with its CSS
 and JS, no build step), a WebSocket ``/ws`` for the game stream, and ``/api/*`` for the replay
 viewer. The page is never trusted: every message is parsed and checked here, every action is
 checked against the engine's legal mask, and a bad message gets ``{"type": "error"}`` back,
-never a crash. Agent decisions run in worker threads, off the event loop.
+never a crash. Agent decisions run in worker threads, off the event loop. The page may name
+only built-in agents (number/boolean options), checkpoints and run folders under ``--agent-dir``
+(default ``runs``), and ``module:attr`` only with ``--allow-import`` (``agents.web.allowed``).
 
 WebSocket messages (JSON objects, ``type`` first):
 
-page → server   ``new`` {agents: [spec × 4] (your seat's ignored), seat: 0-3, decks: 1|2,
+page → server   ``new`` {agents: [spec × 4] (your seat's ignored), seat: 0-3, decks: 1-4,
                 episode: "hand"|"match", seed: int|null, rules: {option: value}, delay: s}
-                ``act`` {action: id} (a card id 0-53, 54 pass, 55 end a lead, declarations…)
+                ``act`` {action: id} (a card id 0-53, 54 pass, 55 end a lead, declarations…,
+                find-friends: ``legal.friend_base`` + a card id names the friend card)
                 ``undo`` / ``clear`` (cards of an unfinished play or bury)
-server → page   ``hello`` {card_names, limits, agents}; ``state`` {view, legal, events, you};
+server → page   ``hello`` {card_names, limits, agents, allowed}; ``state`` {view, legal, events,
+                you};
                 ``over`` {view, events, result, log (the GameLog, replayable)};
                 ``error`` {message}
 """
@@ -41,8 +46,9 @@ from shengji_env import Rules
 from shengji_env.gamelog import GameLog
 from shengji_env.session import Session
 
-from ..specs import BUILTIN, resolve
-from .views import CARD_NAMES, legal_view, replay_frames, table_view
+from ..specs import resolve
+from .allowed import SpecPolicy
+from .views import CARD_NAMES, event_json, legal_view, replay_frames, story_items, table_view
 
 STATIC = Path(__file__).parent / "static"
 
@@ -104,8 +110,8 @@ def new_game_options(msg: dict, limits: Limits) -> dict:
         raise BadMessage("agents must be a list of 4 agent specs (strings), e.g. "
                          '["random", "heuristic", "random", "heuristic"]')
     decks = _field(msg, "decks", int, 2)
-    if decks not in (1, 2):
-        raise BadMessage(f"decks {decks}; expected 1 or 2")
+    if decks not in (1, 2, 3, 4):
+        raise BadMessage(f"decks {decks}; expected 1-4")
     episode = _field(msg, "episode", str, "hand")
     if episode not in ("hand", "match"):
         raise BadMessage(f"episode {episode!r}; expected 'hand' or 'match'")
@@ -128,10 +134,12 @@ def new_game_options(msg: dict, limits: Limits) -> dict:
 
 
 def create_app(limits: Limits | None = None, save_games: str | None = None,
-               games_dir: str | None = None) -> Starlette:
+               games_dir: str | None = None, policy: SpecPolicy | None = None) -> Starlette:
     """The ASGI app. ``save_games``: write every finished game's log there; ``games_dir``:
-    saved logs the viewer lists (default: ``save_games``)."""
+    saved logs the viewer lists (default: ``save_games``); ``policy``: the agent specs the page
+    may ask for (default: built-ins and ``runs/``, no ``module:attr``)."""
     limits = limits or Limits()
+    policy = policy or SpecPolicy()
     games_dir = games_dir or save_games
     live: set[int] = set()  # ids of the WebSockets that hold a game
 
@@ -139,8 +147,9 @@ def create_app(limits: Limits | None = None, save_games: str | None = None,
         return FileResponse(STATIC / "index.html")
 
     async def info(request: Request):
-        return JSONResponse({"card_names": CARD_NAMES, "agents": sorted(BUILTIN),
-                             "limits": vars(limits), "games": len(live)})
+        return JSONResponse({"card_names": CARD_NAMES, "agents": policy.describe()["names"],
+                             "allowed": policy.describe(), "limits": vars(limits),
+                             "games": len(live)})
 
     async def list_games(request: Request):
         if not games_dir or not Path(games_dir).is_dir():
@@ -175,8 +184,9 @@ def create_app(limits: Limits | None = None, save_games: str | None = None,
     async def ws_endpoint(ws: WebSocket):
         await ws.accept()
         await ws.send_json({"type": "hello", "card_names": CARD_NAMES, "limits": vars(limits),
-                            "agents": sorted(BUILTIN)})
-        table = _Table(ws, limits, save_games)
+                            "agents": policy.describe()["names"],
+                            "allowed": policy.describe()})
+        table = _Table(ws, limits, save_games, policy)
         try:
             while True:
                 try:
@@ -218,14 +228,16 @@ def create_app(limits: Limits | None = None, save_games: str | None = None,
     ])
     app.state.live = live
     app.state.limits = limits
+    app.state.policy = policy
     return app
 
 
 class _Table:
     """One page's game: a ``Session`` and its delivery over the WebSocket."""
 
-    def __init__(self, ws: WebSocket, limits: Limits, save_games: str | None):
-        self.ws, self.limits, self.save_games = ws, limits, save_games
+    def __init__(self, ws: WebSocket, limits: Limits, save_games: str | None,
+                 policy: SpecPolicy):
+        self.ws, self.limits, self.save_games, self.policy = ws, limits, save_games, policy
         self.sess: Session | None = None
         self.delay = 0.0
         self.closed = False
@@ -243,8 +255,12 @@ class _Table:
                 if i == opts["seat"] or spec == "random":
                     agents.append(None)
                     continue
+                try:
+                    allowed = self.policy.check(spec)
+                except ValueError as e:
+                    raise BadMessage(f"agent for seat {i}: {e}") from None
                 try:  # a checkpoint loads torch: off the event loop
-                    agents.append(await asyncio.to_thread(resolve, spec, opts["rules"]))
+                    agents.append(await asyncio.to_thread(resolve, allowed, opts["rules"]))
                 except Exception as e:  # noqa: BLE001 - any failure of a spec is the page's
                     raise BadMessage(f"agent {spec!r} for seat {i}: {e}") from None
             self.sess = Session(opts["rules"], opts["seed"], agents, human=opts["seat"],
@@ -297,7 +313,7 @@ class _Table:
         await self.ws.send_json({
             "type": "state", "you": sess.human, "view": self._view(),
             "legal": legal_view(sess) if sess.human_to_act else None,
-            "events": [{"kind": e.kind, "text": e.text, "data": e.data} for e in events]})
+            "events": [event_json(e) for e in events]})
 
     async def send_over(self):
         sess = self.sess
@@ -309,8 +325,8 @@ class _Table:
         await self.ws.send_json({
             "type": "over", "you": sess.human, "view": self._view(), "log": log.to_json(),
             "reward": mine, "saved": saved,
-            "story": [{"kind": e.kind, "text": e.text, "data": e.data} for e in sess.events
-                      if e.kind in ("trump", "throw_failed", "trick", "hand_over")]})
+            "episode": sess.eng.episode,
+            "story": story_items(sess.events)})
 
 
 def main(argv=None) -> int:
@@ -322,10 +338,17 @@ def main(argv=None) -> int:
     p.add_argument("--games", metavar="DIR", help="saved game logs the viewer lists (default: "
                    "--save-games)")
     p.add_argument("--max-games", type=int, default=Limits.max_games)
+    p.add_argument("--agent-dir", action="append", metavar="DIR",
+                   help="a folder whose checkpoints and run folders the page may load (repeat "
+                   "for several; default: runs)")
+    p.add_argument("--allow-import", action="store_true",
+                   help="let the page name 'module:attr' agents and string options: imports "
+                   "any module the server can see; only for a page you trust")
     args = p.parse_args(argv)
     import uvicorn
 
-    app = create_app(Limits(max_games=args.max_games), args.save_games, args.games)
+    policy = SpecPolicy(tuple(Path(d) for d in (args.agent_dir or ["runs"])), args.allow_import)
+    app = create_app(Limits(max_games=args.max_games), args.save_games, args.games, policy)
     print(f"shengji-web: open http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning",

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from shengji_env import cards
-from shengji_env.events import card_ids, trump_word
+from shengji_env.events import card_ids, group_rounds, tricks_won, trump_word
 from shengji_env.gamelog import GameLog, replay
 from shengji_env.render import suit_groups
-from shengji_env.rules.actions import Phase, describe_action
+from shengji_env.rules.actions import Phase, action_layout, describe_action
 
 CARD_NAMES = [cards.name(c) for c in range(54)]
 MAX_FRAMES = 2000  # a replayed episode longer than this is cut (a long match)
@@ -52,24 +52,74 @@ def table_view(sess_or_eng, s, seat: int | None, events=()) -> dict:
         else [],
         "revealed": [card_ids(s.revealed[0, i]) for i in range(4)],
         "done": bool(s.done[0]),
+        "decks": cfg.decks,
+        "tricks_won": [int(x) for x in tricks_won(list(events))],
     }
+    if eng.find_friend:
+        view |= friend_view(s, seat)
     if seat is not None and int(s.to_act[0]) == seat:
         view["selection"] = card_ids(s.selection[0])
     if seat is not None and seat == dealer and phase == Phase.BURY:
         view["picked_up"] = card_ids(s.picked_up[0])
     last = next((e for e in reversed(list(events)) if e.kind == "trick"), None)
+    if not int(s.tricks_done[0]) and not bool(s.done[0]):
+        last = None  # a match's next hand: the previous hand's last trick is not on the table
     view["last_trick"] = None if last is None else last.data
     return view
+
+
+def friend_view(s, seat: int | None) -> dict:
+    """Find-friends (RULES.md §10.6): the friend card, the friend once revealed, each seat's side
+    as the viewer knows it (``"dealer"``, ``"attacker"`` or ``None``: not known yet), levels per
+    player. The hidden friend is never sent to a player's page."""
+    dealer, card = int(s.dealer[0]), int(s.friend_card[0])
+    known = int(s.friend_trick[0]) >= 0 or bool(s.done[0]) or seat is None or \
+        int(s.phase[0]) == Phase.OVER
+    revealed = int(s.friend[0]) if int(s.friend_trick[0]) >= 0 else -1
+    sides = [None] * 4
+    if card >= 0 and known:
+        sides = ["dealer" if x else "attacker" for x in s.dealer_side[0]]
+    elif dealer >= 0:
+        sides[dealer] = "dealer"
+    return {"find_friends": True, "friend_card": card, "friend_revealed": revealed,
+            "friend_trick": int(s.friend_trick[0]), "sides": sides,
+            "friend": int(s.friend[0]) if known and card >= 0 else None,
+            "seat_levels": [cards.RANKS[int(x)] for x in s.seat_levels[0]]}
+
+
+def story_items(events) -> list[dict]:
+    """The end screen's story: declarations (one line per round of the deal), trump, the friend
+    card, failed throws, every trick, the result."""
+    keep = ("declare", "redeal", "trump", "friend", "friend_revealed", "throw_failed", "choose",
+            "trick", "hand_over")
+    return [event_json(e) for e in group_rounds([e for e in events if e.kind in keep])]
+
+
+def event_json(e) -> dict:
+    return {"kind": e.kind, "text": e.text, "data": e.data}
 
 
 def legal_view(sess) -> dict:
     """The person's choices: legal card ids (the env's mask) and the other actions, labelled."""
     mask = sess.mask()
     legal = np.flatnonzero(mask)
-    return {"cards": [int(a) for a in legal if a < 54],
-            "actions": [{"id": int(a), "label": describe_action(int(a), sess.cfg)}
-                        for a in legal if a >= 54],
+    lay = action_layout(sess.cfg)
+    friend = lay.friend_base >= 0 and sess.phase == Phase.FRIEND
+    actions = [] if friend else [{"id": int(a), "label": _label(sess, int(a), lay)}
+                                 for a in legal if a >= 54]
+    return {"cards": [int(a) for a in legal if a < 54], "actions": actions,
+            # find-friends: the dealer names one card identity, action ``friend_base + card``
+            "friend_base": lay.friend_base if friend else None,
+            "friend_cards": [int(a) - lay.friend_base for a in legal if a >= lay.friend_base]
+            if friend else [],
             "needed": sess.needed(), "leading": sess.leading(), "pending": list(sess.pending)}
+
+
+def _label(sess, a: int, lay) -> str:
+    """``describe_action``, with a failed throw's candidate units spelled out ("lead C:K K")."""
+    if lay.choose_base >= 0 and lay.choose_base <= a < lay.choose_base + lay.num_choices:
+        return "lead " + cards.format(sess.state.candidates[0, a - lay.choose_base])
+    return describe_action(a, sess.cfg)
 
 
 def replay_frames(log: GameLog) -> dict:

@@ -48,7 +48,7 @@ function connect() {
   ws.onclose = () => { $("status").textContent = "disconnected (reload to reconnect)"; };
   ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.type === "hello") { names = msg.card_names; addAgentNames(msg.agents); }
+    if (msg.type === "hello") { names = msg.card_names; addAgentNames(msg.agents); showAllowed(msg.allowed); }
     else if (msg.type === "state") showState(msg);
     else if (msg.type === "over") showOver(msg);
     else if (msg.type === "error") showError(msg.message);
@@ -56,6 +56,11 @@ function connect() {
 }
 function send(obj) { $("error").textContent = ""; ws.send(JSON.stringify(obj)); }
 function showError(text) { $("error").textContent = text; }
+function showAllowed(a) {
+  if (!a) return;
+  $("allowed").textContent = `This server loads checkpoints from ${a.agent_dirs.join(", ") || "no folder"}` +
+    (a.allow_import ? " and allows module:attr." : "; module:attr is off (--allow-import).");
+}
 function addAgentNames(list) {
   const dl = $("agent-names");
   const have = new Set([...dl.options].map((o) => o.value));
@@ -71,6 +76,7 @@ function startGame() {
     if (!k) continue;
     rules[k] = v === "true" ? true : v === "false" ? false : (v !== "" && !isNaN(v)) ? Number(v) : v;
   }
+  if ($("partnership").value !== "FIXED") rules.partnership = $("partnership").value;
   const seed = $("seed").value === "" ? null : Number($("seed").value);
   send({type: "new", seat: you, agents: [0, 1, 2, 3].map((i) => $("agent-" + i).value.trim()),
         decks: Number($("decks").value), episode: $("episode").value, seed, rules,
@@ -81,14 +87,41 @@ function startGame() {
   $("setup").hidden = true;
 }
 
+// tricks won by the viewer's team (find-friends: side once known, else the viewer's own)
+function tricksWon(v, me) {
+  const w = v.tricks_won, n = v.tricks_done;
+  if (me === null) return `tricks won ${SEATS.map((s, i) => s + " " + w[i]).join(", ")} of ${n}`;
+  if (!v.find_friends) return `tricks won by your team ${w[me] + w[(me + 2) % 4]} of ${n}`;
+  if (v.sides[me] && v.sides.every((x) => x)) {
+    const mine = w.reduce((t, x, i) => t + (v.sides[i] === v.sides[me] ? x : 0), 0);
+    return `tricks won by your side ${mine} of ${n}`;
+  }
+  return `tricks won by you ${w[me]} of ${n} (your side is not known yet)`;
+}
+function friendText(v, me) {
+  if (!v.find_friends || v.friend_card < 0) return null;
+  const seat = (s) => SEATS[s] + (s === me ? " (you)" : "");
+  let t = `friend card: ${names[v.friend_card]}`;
+  if (v.friend_revealed >= 0) t += ` · friend revealed: seat ${v.friend_revealed} (${seat(v.friend_revealed)})`;
+  else if (v.friend !== null && v.friend !== undefined)
+    t += v.friend < 0 ? " · the dealer plays alone" : ` · friend (not revealed): ${seat(v.friend)}`;
+  else t += " · friend not revealed yet";
+  return t;
+}
 function infoLine(v, me) {
   const seat = (s) => s < 0 ? "undecided" : SEATS[s] + (s === me ? " (you)" : "");
   const team = (t) => TEAMS[t] + (me !== null && me % 2 === t ? " (your team)" : "");
-  const parts = [`trump ${v.trump_text}`, `level ${v.level}`, `dealer ${seat(v.dealer)}`,
-    v.attackers < 0 ? "attackers undecided" : `attackers ${team(v.attackers)}: ${v.attacker_points} points`,
-    `tricks played ${v.tricks_done}`,
-    `levels ${team(0)} ${v.team_levels[0]}, ${team(1)} ${v.team_levels[1]}`,
-    `to act ${seat(v.to_act)}`];
+  const parts = [`trump ${v.trump_text}`, `level ${v.level}`, `dealer ${seat(v.dealer)}`];
+  if (v.find_friends) {
+    parts.push(`attackers' points ${v.attacker_points}`, tricksWon(v, me),
+      "levels " + v.seat_levels.map((l, i) => `${seat(i)} ${l}`).join(", "));
+    const f = friendText(v, me);
+    if (f) parts.push(f);
+  } else {
+    parts.push(v.attackers < 0 ? "attackers undecided" : `attackers ${team(v.attackers)}: ${v.attacker_points} points`,
+      tricksWon(v, me), `levels ${team(0)} ${v.team_levels[0]}, ${team(1)} ${v.team_levels[1]}`);
+  }
+  parts.push(`to act ${seat(v.to_act)}`, `${v.decks} deck${v.decks > 1 ? "s" : ""}`);
   if (v.phase === "DECLARE") parts.push(`dealt ${v.dealt}/${v.deal_total}`);
   if (v.declarer >= 0) parts.push(`${SEATS[v.declarer]} shows ${v.declared.map((c) => names[c]).join(" ")}`);
   return parts.join(" · ");
@@ -104,6 +137,11 @@ function showState(msg) {
     const box = $("box-" + pos);
     box.replaceChildren(el("b", null, SEATS[s] + (s === you ? " (you)" : "")),
                         el("span", "count", ` ${v.hand_sizes[s]} cards`));
+    if (v.find_friends) {  // each seat's side as far as the table knows it
+      const side = v.sides[s];
+      box.appendChild(el("span", "side side-" + (side || "unknown"),
+        side === "dealer" ? (s === v.dealer ? " dealer" : " dealer's friend") : side === "attacker" ? " attacker" : " side unknown"));
+    }
     box.classList.toggle("acting", v.to_act === s);
     const slot = $("slot-" + pos);
     slot.replaceChildren();
@@ -122,6 +160,7 @@ function showState(msg) {
   }
   showPrev(v.last_trick);
   showHand(v, msg.legal);
+  showFriendPicker(v, msg.legal);
   for (const e of msg.events) {
     const li = el("li", "ev-" + e.kind, e.text);
     $("log").prepend(li);
@@ -173,17 +212,48 @@ function showHand(v, legal) {
     else if (legal.needed !== null) prompt = `your play: ${legal.needed} more card(s)`;
     else if (legal.leading) prompt = sel.length ? "your lead: add cards or press Play" : "your lead: click cards";
     else if (v.phase === "DECLARE") prompt = "declare or pass";
+    else if (v.phase === "FRIEND") prompt = "your call: name the friend card";
+    else if (v.phase === "CHOOSE") prompt = "your choice: the unit the failed throw leads";
     if (v.picked_up) prompt += ` (you picked up ${v.picked_up.map((c) => names[c]).join(" ")})`;
   }
   $("undo").disabled = $("clear").disabled = !(legal && legal.pending.length);
   $("prompt").textContent = prompt;
 }
 
+// find-friends, the dealer after the bury: one button per card identity (§10.6)
+function showFriendPicker(v, legal) {
+  const box = $("friend-picker");
+  const choices = legal && legal.friend_base !== null && legal.friend_base !== undefined ? legal.friend_cards : [];
+  box.hidden = !choices.length;
+  const cardsBox = $("friend-cards");
+  cardsBox.replaceChildren();
+  if (!choices.length) return;
+  const held = new Map();
+  for (const [, ids] of v.hands[String(you)] || []) for (const id of ids) held.set(id, (held.get(id) || 0) + 1);
+  const rows = [["S", []], ["H", []], ["C", []], ["D", []], ["jokers", []]];
+  for (const id of choices) rows[id >= 52 ? 4 : Math.floor(id / 13)][1].push(id);
+  for (const [label, ids] of rows) {
+    if (!ids.length) continue;
+    const g = el("div", "group");
+    g.appendChild(el("span", "suit", label === "jokers" ? "jokers" : SYMBOL[label]));
+    for (const id of ids.slice().reverse()) {  // high to low
+      const c = cardEl(id, "friend-card");
+      if (held.get(id)) c.title = `you hold ${held.get(id)}`;
+      if (held.get(id)) c.classList.add("held");
+      c.onclick = () => send({type: "act", action: legal.friend_base + id});
+      g.appendChild(c);
+    }
+    cardsBox.appendChild(g);
+  }
+}
+
 function showOver(msg) {
   showState({...msg, legal: null, events: []});
   lastLog = msg.log;
   $("result").hidden = false;
-  $("verdict").textContent = (msg.reward > 0 ? "Your team wins" : "Your team loses") +
+  const who = msg.view.find_friends ? "side" : "team";
+  const what = msg.episode === "match" ? " the match" : "";
+  $("verdict").textContent = (msg.reward > 0 ? `Your ${who} wins${what}` : `Your ${who} loses${what}`) +
     ` (reward ${msg.reward > 0 ? "+" : ""}${msg.reward})` + (msg.saved ? ` — saved as ${msg.saved}` : "");
   const story = $("story");
   story.replaceChildren();
