@@ -175,13 +175,16 @@ def deal_story(events: list[Event]) -> list[str]:
 
 
 def tricks_won(events: list[Event]) -> np.ndarray:
-    """``int[4]`` — tricks won by each seat in the current hand (trick events since the last
-    ``hand_over``)."""
+    """``int[4]`` — tricks won by each seat in the last hand that has a trick (a ``hand_over``
+    starts a new count at the next trick, so the finished hand's count stays until then)."""
     won = np.zeros(4, dtype=np.int64)
+    over = False
     for ev in events:
         if ev.kind == "hand_over":
-            won[:] = 0
+            over = True
         elif ev.kind == "trick":
+            if over:
+                won[:], over = 0, False
             won[ev.data["winner"]] += 1
     return won
 

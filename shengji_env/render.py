@@ -126,6 +126,8 @@ def _tricks_text(s, g, seat, won, friends: bool) -> str:
     played = int(s.tricks_done[g])
     if won is None:
         return f"tricks played {played}"
+    if not played:  # a match's next hand: the previous hand's count is over
+        won = np.zeros(4, dtype=np.int64)
     if seat is None:  # the whole table: per team or per seat
         if friends:
             return "tricks won: " + ", ".join(f"{SEAT_NAMES[i]} {int(won[i])}" for i in range(4)) \

@@ -74,23 +74,32 @@ def browser(tmp_path):
     driver.quit()
 
 
-def test_play_a_hand_in_the_browser_and_replay_it(server, browser):
+def _start(d, seat, decks, seed, partnership="FIXED", agents=None):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    url, saved = server
-    d = browser
-    d.get(url)
     wait = WebDriverWait(d, 20)
     wait.until(lambda d: d.find_element(By.ID, "status").text == "connected")
-    Select(d.find_element(By.ID, "seat")).select_by_value("2")
-    Select(d.find_element(By.ID, "decks")).select_by_visible_text("1")
-    d.find_element(By.ID, "seed").send_keys("4")
+    Select(d.find_element(By.ID, "seat")).select_by_value(str(seat))
+    Select(d.find_element(By.ID, "decks")).select_by_visible_text(str(decks))
+    Select(d.find_element(By.ID, "partnership")).select_by_value(partnership)
+    for i, spec in enumerate(agents or []):
+        box = d.find_element(By.ID, f"agent-{i}")
+        box.clear()
+        box.send_keys(spec)
+    d.find_element(By.ID, "seed").send_keys(str(seed))
     delay = d.find_element(By.ID, "delay")
     delay.clear()
     delay.send_keys("0")
     d.find_element(By.ID, "start").click()
-    shot = os.environ.get("SHENGJI_SCREENSHOT")
+    return wait
+
+
+def _play_by_clicking(d, wait, shot=None, declare=False, on_turn=None):
+    """Click through the hand: the friend card if asked, a declaration (``declare``) or pass,
+    Play for a lead that is ready, else the first legal (highlighted) card. Returns the clicks."""
+    from selenium.webdriver.common.by import By
+
     clicks = 0
 
     def my_turn(d):
@@ -100,28 +109,46 @@ def test_play_a_hand_in_the_browser_and_replay_it(server, browser):
             return "turn"
         return False
 
-    while (state := wait.until(my_turn)) != "over":
+    while wait.until(my_turn) != "over":
+        if on_turn:
+            on_turn(d)
         legal = d.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
         play = d.find_element(By.ID, "play")
-        passes = d.find_elements(By.CSS_SELECTOR, "#actions button")
-        if play.is_enabled():
+        buttons = d.find_elements(By.CSS_SELECTOR, "#actions button")
+        declares = [b for b in buttons if b.text.startswith("declare")]
+        friends = d.find_elements(By.CSS_SELECTOR, "#friend-cards .friend-card:not(.held)")
+        if friends:
+            target = friends[0]  # the highest identity the person does not hold
+        elif declare and declares:
+            target = declares[-1]
+        elif play.is_enabled():
             target = play  # a lead of one card: play it
         elif legal:
             target = legal[0]
         else:
-            target = next(b for b in passes if b.text == "pass")
+            target = next(b for b in buttons if b.text == "pass")
         if shot and clicks >= 8 and legal and not Path(shot).exists():
             d.save_screenshot(shot)  # mid-hand, the person to play, legal cards highlighted
-        before = d.find_element(By.ID, "hand").get_attribute("innerHTML")
-        prompt = d.find_element(By.ID, "prompt").text
+        before = d.find_element(By.ID, "game").get_attribute("data-updates")
         target.click()
         clicks += 1
-        wait.until(lambda d, before=before, prompt=prompt:
-                   d.find_element(By.ID, "hand").get_attribute("innerHTML") != before
-                   or d.find_element(By.ID, "prompt").text != prompt
-                   or d.find_element(By.ID, "result").is_displayed())
+        wait.until(lambda d, before=before:  # the server's answer was shown
+                   d.find_element(By.ID, "game").get_attribute("data-updates") != before
+                   or d.find_element(By.ID, "error").text)
         assert not d.find_element(By.ID, "error").text, d.find_element(By.ID, "error").text
-        assert clicks < 400
+        assert clicks < 600
+    return clicks
+
+
+def test_play_a_hand_in_the_browser_and_replay_it(server, browser):
+    from selenium.webdriver.common.by import By
+
+    url, saved = server
+    d = browser
+    d.get(url)
+    wait = _start(d, seat=2, decks=1, seed=4)
+    clicks = _play_by_clicking(d, wait, shot=os.environ.get("SHENGJI_SCREENSHOT"))
+    state = "over"
     assert state == "over" and clicks > 12
     verdict = d.find_element(By.ID, "verdict").text
     assert verdict.startswith(("Your team wins", "Your team loses")) and "saved as" in verdict
@@ -142,3 +169,31 @@ def test_play_a_hand_in_the_browser_and_replay_it(server, browser):
     d.find_element(By.ID, "w-first").click()
     d.find_element(By.ID, "w-anim").click()
     wait.until(lambda d: not d.find_element(By.ID, "w-pos").text.startswith("move 0 "))
+
+
+def test_find_friends_hand_as_the_dealer_in_the_browser(server, browser):
+    """Seed 5, North, find-friends, 2 decks: the person declares, deals, buries, names the friend
+    card in the picker; the table shows the friend card, then the reveal and the sides; the
+    result screen tells the story."""
+    from selenium.webdriver.common.by import By
+
+    url, _ = server
+    d = browser
+    d.get(url)
+    wait = _start(d, seat=0, decks=2, seed=5, partnership="FIND_FRIEND", agents=["random"] * 4)
+    infos = []
+    _play_by_clicking(d, wait, declare=True,
+                      on_turn=lambda d: infos.append(d.find_element(By.ID, "info").text))
+    named = [re.search(r"friend card: (\S+)", t) for t in infos]
+    named = {m.group(1) for m in named if m}
+    assert len(named) == 1, named  # the person named one card, shown from then on
+    assert any("friend not revealed yet" in t for t in infos)
+    assert all("North-South" not in t for t in infos)
+    story = d.find_element(By.ID, "story").text
+    assert f"North (you) names the friend card {named.pop()}" in story
+    assert "Hand over" in story and re.search(r"friend is revealed|never played|alone", story)
+    verdict = d.find_element(By.ID, "verdict").text
+    assert verdict.startswith(("Your side wins", "Your side loses"))
+    final = d.find_element(By.ID, "info").text
+    assert re.search(r"friend revealed: seat \d|friend \(not revealed\)|plays alone", final)
+    assert "dealer" in d.find_element(By.ID, "box-bottom").text  # North: the dealer, at the bottom

@@ -53,7 +53,8 @@ def table_view(sess_or_eng, s, seat: int | None, events=()) -> dict:
         "revealed": [card_ids(s.revealed[0, i]) for i in range(4)],
         "done": bool(s.done[0]),
         "decks": cfg.decks,
-        "tricks_won": [int(x) for x in tricks_won(list(events))],
+        "tricks_won": [int(x) for x in tricks_won(list(events))]
+        if int(s.tricks_done[0]) else [0] * 4,  # a match's next hand starts at 0
     }
     if eng.find_friend:
         view |= friend_view(s, seat)

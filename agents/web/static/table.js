@@ -127,8 +127,10 @@ function infoLine(v, me) {
   return parts.join(" · ");
 }
 
+let updates = 0;  // states shown (the browser test waits for the next one)
 function showState(msg) {
   const v = msg.view;
+  $("game").dataset.updates = ++updates;
   lastView = v;
   you = msg.you;
   $("info").textContent = infoLine(v, you);
