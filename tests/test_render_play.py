@@ -1,5 +1,6 @@
 """render.py text views, and ``shengji-play`` driven through a real pseudo-terminal."""
 
+import re
 import sys
 
 import numpy as np
@@ -179,3 +180,37 @@ def test_deal_in_one_line_per_round_tricks_won_and_ctrl_c_in_a_pty():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130 and "Traceback" not in child.before
+
+
+def test_find_friends_at_the_terminal_as_the_dealer(monkeypatch, capsys):
+    """Seed 5, find-friends: North declares whenever it can, deals, buries and names the friend
+    card by typing it; the table shows the friend card and per-player levels, never the hidden
+    friend; the end screen's story tells the naming and the reveal."""
+    from shengji_env import play
+    from shengji_env.rules.actions import DECLARE_BASE, Phase
+
+    tables = []
+
+    class Kept(play.Table):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            tables.append(self)
+
+    def answer(prompt):
+        t = tables[0]
+        legal = [int(a) for a in t.legal()]
+        if t.sess.phase == Phase.FRIEND:
+            return "S:A"
+        declares = [a for a in legal if a >= DECLARE_BASE and t.sess.phase == Phase.DECLARE]
+        return play.move_text(declares[-1] if declares else legal[0], t.cfg)
+
+    monkeypatch.setattr(play, "Table", Kept)
+    monkeypatch.setattr(play, "input_fn", answer)
+    assert play.main(["--seed", "5", "--no-color", "--find-friends"]) == 0
+    out = capsys.readouterr().out
+    assert "North (you) names the friend card S:A" in out
+    assert "friend card: S:A" in out and "levels: North (you) 2, West 2" in out
+    assert "friend (not revealed)" not in out.split("The hand's story:")[0]
+    story = out.split("The hand's story:")[1]
+    assert "names the friend card S:A" in story and "GAME OVER: your side" in story
+    assert re.search(r"friend is revealed|never played S:A|played alone", story)
