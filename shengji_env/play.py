@@ -26,7 +26,7 @@ import numpy as np
 from . import cards
 from .events import Event, deal_round, deal_story, round_line, seat_word, team_word, tricks_won
 from .render import format_hand, render_state
-from .rules.actions import END, PASS, Phase, describe_action
+from .rules.actions import END, PASS, Phase, action_layout, describe_action
 from .rules.config import Rules
 from .rules.seats import partner
 from .session import Session
@@ -61,10 +61,11 @@ class Table:
     ``Policy`` per seat, ``None`` for uniform random play) elsewhere."""
 
     def __init__(self, cfg: Rules, seed: int, seat: int, episode: str, color: bool,
-                 debug_legal: bool, out=sys.stdout, agents=None, specs=None):
+                 debug_legal: bool, out=None, agents=None, specs=None):
         self.sess = Session(cfg, seed, agents, human=seat, episode=episode, specs=specs)
         self.cfg, self.seat, self.color = cfg, seat, color
-        self.debug_legal, self.out = debug_legal, out
+        self.debug_legal = debug_legal
+        self.out = out if out is not None else sys.stdout  # looked up now: tests replace it
         self._round: list[Event] = []  # declarations of the deal round not yet told
 
     # the engine and state of the session (kept for callers of the older Table)
@@ -143,6 +144,12 @@ class Table:
             return "your move (declare or pass)> "
         if phase == Phase.FRIEND:
             return "your move (name the friend card, e.g. H:A)> "
+        if phase == Phase.CHOOSE:  # a failed throw (NEXT_PLAYER): which unit is led
+            lay = action_layout(self.cfg)
+            units = ", ".join(f"{describe_action(int(a), self.cfg)} = "
+                              f"{cards.format(self.state.candidates[0, int(a) - lay.choose_base])}"
+                              for a in self.legal())
+            return f"your move (the unit to lead: {units})> "
         return "your move> "
 
     def human_turn(self, read) -> bool:

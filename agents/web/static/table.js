@@ -164,8 +164,17 @@ function showState(msg) {
   showHand(v, msg.legal);
   showFriendPicker(v, msg.legal);
   for (const e of msg.events) {
-    const li = el("li", "ev-" + e.kind, e.text);
-    $("log").prepend(li);
+    if (e.kind === "declare") {  // the declarations of one round of the deal share a line
+      const what = e.text.split(" (after card")[0];
+      const first = $("log").firstChild;
+      if (first && first.dataset.round === String(e.data.round)) { first.textContent += "; " + what; continue; }
+      const where = e.data.round ? `Deal round ${e.data.round}` : "After the deal";
+      const li = el("li", "ev-declare", `${where}: ${what}`);
+      li.dataset.round = String(e.data.round);
+      $("log").prepend(li);
+      continue;
+    }
+    $("log").prepend(el("li", "ev-" + e.kind, e.text));
   }
 }
 
