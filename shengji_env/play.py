@@ -41,6 +41,7 @@ How to type a move (cards in RULES.md §1.2 notation):
   undo         take back the last card of an unfinished play     clear   take back all of it
   pass         no declaration now          declare 1x H   a declaration as listed by 'help'
   help         list your legal moves now   quit           leave the table
+  H:A          find-friends, the dealer after the bury: names the friend card (RULES.md §10.6)
 Typing the whole play again after a partial one replaces it."""
 
 
@@ -99,12 +100,11 @@ class Table:
             self.flush_round()
 
     def flush_round(self, before_round: int | None = None):
-        """Tell the buffered round of declarations (only if it is earlier than
-        ``before_round``, when given: a round still being dealt waits)."""
+        """Tell the buffered round of declarations, unless it is round ``before_round`` (when
+        given): the round still being dealt waits until it is over (0: the closing window)."""
         if not self._round:
             return
-        rnd = self._round[0].data["round"]
-        if before_round is not None and (rnd == before_round or rnd == 0):
+        if before_round is not None and self._round[0].data["round"] == before_round:
             return
         self.say("  " + round_line(self._round))
         self._round = []
@@ -156,7 +156,7 @@ class Table:
         """Ask the person until one complete move was applied; False if they quit."""
         if self.sess.phase == Phase.DECLARE:  # the deal: one line per round, not a table
             window = int(self.state.window_seat[0]) >= 0
-            self.flush_round(None if window else deal_round(int(self.state.dealt[0])))
+            self.flush_round(deal_round(int(self.state.dealt[0]), window))
             self.say(self.deal_prompt_line())
         else:
             self.flush_round()
