@@ -211,13 +211,19 @@ def test_find_friends_the_dealer_names_the_friend_card_over_the_socket(client):
     assert any("North (you) names the friend card " in t for t in story)
     assert sum(e["kind"] == "friend_revealed" for e in over["story"]) == 1
     assert over["view"]["friend"] is not None and None not in over["view"]["sides"]
+    r = client.post("/api/replay", content=json.dumps(over["log"]))  # the viewer sees all
+    assert r.status_code == 200, r.text
+    frames = r.json()["frames"]
+    assert frames[-1]["view"]["friend_card"] == named
+    assert any(e["kind"] == "friend" for f in frames for e in f["events"])
 
 
 @pytest.mark.parametrize("decks", [3, 4])
 def test_three_and_four_decks_play_out_over_the_socket(client, decks):
     with client.websocket_connect("/ws") as ws:
         hello(ws)
-        ws.send_json(NEW | {"decks": decks, "seed": 1})
+        ws.send_json(NEW | {"decks": decks, "seed": 1,  # the failed-throw choice: max_choices
+                            "rules": {"failed_throw_choice": "NEXT_PLAYER"}})
         over = play_out(ws)
     hand_size = {3: 39, 4: 52}[decks]  # 54 * decks cards: 4 hands and a kitty of 6 / 8
     tricks = [e for e in over["story"] if e["kind"] == "trick"]
