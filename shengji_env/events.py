@@ -105,12 +105,13 @@ def explain(eng, before, action: int, after, g: int = 0, you: int | None = None)
                                         "cards": card_ids(buried) if shown else []}))
     if phase == Phase.FRIEND:
         card = int(after.friend_card[g])
-        out.append(Event("friend", f"{seat_word(who, you)} names the friend card {cards.name(card)}"
-                         ": the first player after the dealer who holds a copy is the friend, known when he "
-                         "plays it (§10.6).",
-                         {"seat": who, "card": card}))
-    if eng.find_friend and phase == Phase.PLAY and int(before.friend_trick[g]) < 0 and \
-            int(before.friend_card[g]) >= 0:
+        text = (f"{seat_word(who, you)} names the friend card {cards.name(card)}: the first "
+                "player after the dealer who holds a copy is the friend, known when he plays it "
+                "(§10.6).")
+        out.append(Event("friend", text, {"seat": who, "card": card}))
+    # the friend shows himself by a play (PLAY) or by a failed throw's unit chosen (CHOOSE)
+    if eng.find_friend and phase in (Phase.PLAY, Phase.CHOOSE) and \
+            int(before.friend_trick[g]) < 0 and int(before.friend_card[g]) >= 0:
         out += _friend_events(before, a, after, g, you)
     if phase == Phase.PLAY and a == END:
         out += _throw_failed(eng, before, after, g, who, you)

@@ -116,14 +116,15 @@ def test_eval_save_games_replay(tmp_path, batched):
         assert int(last.after.attacker_points[0]) == log.result["attacker_points"]
 
 
-@pytest.mark.parametrize("decks", [2, 3])
-def test_find_friends_sides_are_told_only_when_known(decks):
+@pytest.mark.parametrize("decks, choice", [(2, "AUTO_LOWEST_RANK"), (3, "NEXT_PLAYER")])
+def test_find_friends_sides_are_told_only_when_known(decks, choice):
     """The friend card is named once; no trick before the friend plays it says whose side won
     it; the reveal (or the end of the hand) names the sides; levels are per player."""
     from shengji_env.events import deal_story
 
     for seed in range(2):
-        sess = Session(Rules(decks=decks, partnership="FIND_FRIEND"), seed, human=None)
+        sess = Session(Rules(decks=decks, partnership="FIND_FRIEND", failed_throw_choice=choice),
+                       seed, human=None)
         while not sess.done:
             sess.step(sess.agent_action())
         kinds = [e.kind for e in sess.events]
