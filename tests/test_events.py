@@ -133,6 +133,7 @@ def test_find_friends_sides_are_told_only_when_known(decks, choice):
         for e in sess.events[:reveal]:
             if e.kind == "trick" and e.data["points"] and e.data["winner"] != sess.state.dealer[0]:
                 assert "not known yet" in e.text and "attackers" not in e.text, e.text
+                assert e.data["attackers_won"] is None  # nor in the data sent to the page
         over = sess.events[-1]
         assert over.kind == "hand_over" and "North-South" not in over.text
         assert all(w in over.text.split("Levels:")[1] for w in SEAT_WORDS)
