@@ -160,12 +160,18 @@ def decision_candidates(obs: np.ndarray, mask: np.ndarray | None, cfg, cap: int
     A = action_layout(cfg).size
     phase = obs[:, at["phase"]].argmax(1)
     empty = obs[:, at["selection"]].sum(1) == 0
+    lead_at, size_at = at["leading"].start, at["lead_size"].start
+    hand_size = cfg.hand_size  # lead_size is a fraction of it
     is_play = (phase == PLAY) & empty
     feats, plays = [], []
     for b in range(len(obs)):
         if is_play[b]:
-            p = seat_plays(decode(obs[b], cfg), cfg, cap)
-            p = np.stack(p) if p else np.zeros((0, 54), dtype=np.int64)
+            single = mask is not None and not obs[b, lead_at] and obs[b, size_at] * hand_size < 1.5
+            if single:  # following a single card: the legal cards are the plays (same order)
+                p = np.eye(54, dtype=np.int64)[np.flatnonzero(mask[b, :54])]
+            else:
+                p = seat_plays(decode(obs[b], cfg), cfg, cap)
+                p = np.stack(p) if p else np.zeros((0, 54), dtype=np.int64)
             if mask is not None and len(p):
                 p = p[((p > 0) <= mask[b, :54]).all(1)]
             if len(p):
