@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 LEARNERS = {
     "ppo": ("configs/ppo_selfplay.yaml", None, [], 20),
     "ppo_pi": ("configs/ppo_selfplay.yaml", None, ["learner.ppo.critic=perfect_info"], 20),
-    "dmc": ("configs/dmc_selfplay.yaml", None, [], 10),
+    "dmc": ("configs/dmc_selfplay.yaml", None, [], 40),  # ~3 min of training, then ~1 min of eval
 }
 EVAL_SETS = ["eval.opponents={random: 100, heuristic: 100}", "eval.seed=12345"]
 
@@ -143,12 +143,14 @@ def print_throughput(rows: list[dict]) -> None:
               f"{r['load_average_1min'][1]} |")
 
 
-def compare(names: list[str], minutes: float, run_root: str, sets: list[str]) -> None:
-    """Train each learner for ``minutes`` through ``bench_learning.py``; combine the curves."""
+def compare(names: list[str], minutes: float, run_root: str, sets: list[str],
+            results: Path) -> None:
+    """Train each learner for ``minutes`` through ``bench_learning.py``; combine the curves in
+    ``results``."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_learning
 
-    results = ROOT / "benchmarks" / "results"
+    results.mkdir(parents=True, exist_ok=True)
     summaries = {}
     for name in names:
         config, _, extra, every = LEARNERS[name]
@@ -214,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-root", default="runs", help="where train.py creates the run folders")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra config override for every learner's run (--compare)")
+    p.add_argument("--results", default=str(ROOT / "benchmarks" / "results"),
+                   help="folder of the comparison's files (--compare)")
     p.add_argument("--json", help="also write the throughput rows to this file")
     args = p.parse_args(argv)
     names = [n.strip() for n in args.learners.split(",") if n.strip()]
@@ -221,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown learner(s) {unknown}; expected {', '.join(LEARNERS)}")
     if args.compare:
-        compare(names, args.minutes, args.run_root, args.set)
+        compare(names, args.minutes, args.run_root, args.set, Path(args.results))
         return 0
     rows = throughput(names, args.num_envs, args.updates)
     print_throughput(rows)
