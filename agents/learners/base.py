@@ -109,6 +109,16 @@ class Learner:
             if stats.get(k) is not None:
                 writer.add_scalar(f"perf/{k}", stats[k], global_step)
 
+    @staticmethod
+    def log_hands(writer, stats: dict, global_step: int) -> None:
+        """The finished hands' ``charts/``: mean |reward|, length, attackers' points (and the
+        take-over rate when the learner counts it)."""
+        names = {"abs_return": "episodic_return_abs", "length": "episodic_length",
+                 "attacker_points": "attacker_points", "takeover_rate": "takeover_rate"}
+        for key, tag in names.items():
+            if stats.get(key) is not None:
+                writer.add_scalar(f"charts/{tag}", stats[key], global_step)
+
     def after_update(self, update: int) -> None:
         """Called after every update of this learner's stage."""
 

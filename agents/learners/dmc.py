@@ -224,9 +224,7 @@ class DMCLearner(Learner):
         super().log(writer, stats, losses, global_step)
         for key in ("plays", "candidates_per_decision", "explored_fraction"):
             writer.add_scalar(f"dmc/{key}", stats[key], global_step)
-        for key in ("abs_return", "length", "attacker_points"):
-            tag = {"abs_return": "episodic_return_abs", "length": "episodic_length"}.get(key, key)
-            writer.add_scalar(f"charts/{tag}", stats[key], global_step)
+        self.log_hands(writer, stats, global_step)
 
     def progress(self, stats: dict, losses: dict) -> dict:
         return {"plays": stats["plays"], "q_loss": f"{losses['q_loss']:.3f}"}

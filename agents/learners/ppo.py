@@ -407,9 +407,7 @@ class PPOLearner(Learner):
                               global_step)
             writer.add_scalar("selfplay/sparring_fraction", stats["baseline_fraction"],
                               global_step)
-        for key in ("abs_return", "length", "attacker_points", "takeover_rate"):
-            tag = {"abs_return": "episodic_return_abs", "length": "episodic_length"}.get(key, key)
-            writer.add_scalar(f"charts/{tag}", stats[key], global_step)
+        self.log_hands(writer, stats, global_step)
         writer.add_scalar("selfplay/pool_fraction", stats["pool_fraction"], global_step)
         writer.add_scalar("selfplay/pool_size", len(self.pool), global_step)
 
