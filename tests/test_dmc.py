@@ -113,8 +113,8 @@ def _learner(rules, num_envs, epsilon, seed=0):
     return DMCLearner(DMCOptions(play_head=16, epsilon=epsilon, minibatch_size=256), ctx), net
 
 
-@pytest.mark.parametrize("decks", [1, pytest.param(2, marks=pytest.mark.slow),
-                                   pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("decks", [1, 2, pytest.param(3, marks=pytest.mark.slow),
+                                   pytest.param(4, marks=pytest.mark.slow)])
 def test_no_illegal_play_is_chosen_and_each_play_is_one_record(decks):
     rules = Rules(decks=decks)
     learner, net = _learner(rules, 2, epsilon=0.5, seed=decks)  # random and greedy choices
