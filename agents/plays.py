@@ -13,6 +13,11 @@ environment builds a play one card at a time (DESIGN.md §4). This module lists 
   nothing else. A risky throw is never listed.
 
 Plays are legal by construction (leads: one effective suit; follows: the mask).
+
+``seat_plays`` / ``seat_plays_batch`` list the candidates of the seat to act straight from its
+observation (``core.observe.decode``): leads with the safe throws its unseen cards allow, or its
+follows to the trick's lead — one place for what the search agent and the Deep Monte-Carlo
+learner (``agents.learners.dmc``) both need.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import numpy as np
 
 from shengji_env.rules import TRUMP, TrumpContext, decompose, legal_next_cards
 
-__all__ = ["follow_plays", "lead_plays", "play_key", "units_in_suit"]
+__all__ = ["follow_plays", "lead_plays", "play_key", "seat_plays", "seat_plays_batch",
+           "units_in_suit"]
 
 
 def play_key(play: np.ndarray) -> bytes:
@@ -133,4 +139,34 @@ def lead_plays(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray | None = 
                 if not _beatable(u.counts.astype(np.int64), suit, np.asarray(unseen), ctx)]
         if len(safe) > 1:
             add(sum(safe))
+    return out
+
+
+def seat_plays(view, rules, cap: int = 64, preference: np.ndarray | None = None
+               ) -> list[np.ndarray]:
+    """Candidate whole plays ``int64[54]`` of the seat whose observation is ``view`` (an
+    ``ObservationView`` in the play phase, nothing selected yet): ``lead_plays`` with the cards it
+    has not seen (its hand, everything played, and the kitty if it is the dealer, are seen) when
+    it leads, else ``follow_plays`` to the lead of the current trick (``cap``, ``preference``)."""
+    ctx = TrumpContext.from_rules(view.level, view.trump, rules)
+    if view.leading:
+        unseen = rules.decks - view.hand.astype(np.int64) - view.played.sum(0)
+        if view.dealer == 0:
+            unseen = unseen - view.kitty
+        return lead_plays(view.hand, ctx, np.maximum(unseen, 0))
+    return follow_plays(view.hand, view.trick[view.trick_leader], ctx, rules, cap=cap,
+                        preference=preference)
+
+
+def seat_plays_batch(obs: np.ndarray, rules, cap: int = 64,
+                     preference: np.ndarray | None = None) -> list[np.ndarray]:
+    """``seat_plays`` of every row of ``obs`` float32[B, N]: a list of ``int64[K_b, 54]``
+    (``preference`` float[B, 54] or None)."""
+    from shengji_env.core.observe import decode
+
+    out = []
+    for b in range(len(obs)):
+        plays = seat_plays(decode(obs[b], rules), rules, cap,
+                           None if preference is None else preference[b])
+        out.append(np.stack(plays) if plays else np.zeros((0, 54), dtype=np.int64))
     return out

@@ -4,8 +4,9 @@
   ``TrainContext`` the trainer hands every learner (rules, env, network, optimizer, rngs);
 * ``rollout`` — one shared rollout: whole hands in a ``VecEnv``, per-seat decision chains;
 * ``nets`` (``PolicyValueNet``), ``pool`` (opponent pool);
-* ``ppo`` (``PPOLearner``: self-play PPO), ``imitation`` (``ImitationLearner``: behaviour
-  cloning with DAgger);
+* ``ppo`` (``PPOLearner``: self-play PPO; ``critic`` its perfect-information critic),
+  ``imitation`` (``ImitationLearner``: behaviour cloning with DAgger), ``dmc`` (``DMCLearner``:
+  Deep Monte-Carlo over whole plays; ``play_q`` its Q head, action features and greedy policy);
 * ``config`` — the trainer's config sections; ``runs`` — the run folder's logs and table;
 * ``distributed`` — rollout workers on Ray (``distributed.workers``).
 
@@ -28,10 +29,11 @@ LEARNERS: dict[str, type] = {}
 
 def _builtin() -> dict[str, type]:
     if not LEARNERS:  # imported lazily: these modules import torch
+        from .dmc import DMCLearner
         from .imitation import ImitationLearner
         from .ppo import PPOLearner
 
-        LEARNERS.update({"ppo": PPOLearner, "imitation": ImitationLearner})
+        LEARNERS.update({"ppo": PPOLearner, "imitation": ImitationLearner, "dmc": DMCLearner})
     return LEARNERS
 
 

@@ -20,7 +20,9 @@ then PPO) trains one network, and a resumed run continues every stream exactly.
 
 A learner declares its options as a dataclass ``Options`` built with ``agents.config.option``
 (validated and listed by ``train.py --help``); ``stats`` must hold ``"decisions"`` (decisions
-played, for ``global_step``) and ``"hands"``.
+played, for ``global_step``) and ``"hands"``; it may hold the collection's time breakdown
+(``TIMING``: wall seconds in the engine, in the learner's choosing, in network forward passes),
+which ``Learner.log`` writes under ``perf/``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["Learner", "TrainContext"]
+__all__ = ["TIMING", "Learner", "TrainContext"]
+
+#: timing keys of a learner's ``stats`` (seconds of this update's collection)
+TIMING = ("engine_s", "act_s", "forward_s", "candidates_s")
 
 
 @dataclass
@@ -74,9 +79,16 @@ class Learner:
     name: ClassVar[str] = "learner"
     Options: ClassVar[type]
     supports_workers: ClassVar[bool] = False
+    only_stage: ClassVar[bool] = False  #: refused inside a schedule of learners (config check)
 
     def __init__(self, options, ctx: TrainContext):
         self.options, self.ctx = options, ctx
+
+    @classmethod
+    def prepare(cls, options, net, optimizer) -> None:
+        """Change the trainer's network and optimizer before training or resuming, e.g. add a
+        head and its parameters (default: nothing); called for ``ctx.learn_net`` by the
+        learner itself and for a checkpoint's check by ``runs.check_runnable``."""
 
     def learning_rate(self, update: int) -> float:
         """Step size for ``update`` (default: the options' ``learning_rate``)."""
@@ -89,9 +101,23 @@ class Learner:
         raise NotImplementedError
 
     def log(self, writer, stats: dict, losses: dict, global_step: int) -> None:
-        """Losses under ``losses/``; subclasses add their own sections."""
+        """Losses under ``losses/``, the collection's ``TIMING`` under ``perf/``; subclasses add
+        their own sections."""
         for k, v in losses.items():
             writer.add_scalar(f"losses/{k}", v, global_step)
+        for k in TIMING:
+            if stats.get(k) is not None:
+                writer.add_scalar(f"perf/{k}", stats[k], global_step)
+
+    @staticmethod
+    def log_hands(writer, stats: dict, global_step: int) -> None:
+        """The finished hands' ``charts/``: mean |reward|, length, attackers' points (and the
+        take-over rate when the learner counts it)."""
+        names = {"abs_return": "episodic_return_abs", "length": "episodic_length",
+                 "attacker_points": "attacker_points", "takeover_rate": "takeover_rate"}
+        for key, tag in names.items():
+            if stats.get(key) is not None:
+                writer.add_scalar(f"charts/{tag}", stats[key], global_step)
 
     def after_update(self, update: int) -> None:
         """Called after every update of this learner's stage."""

@@ -341,6 +341,9 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
         updates = s.pop("updates", 0)
         if not isinstance(updates, int) or isinstance(updates, bool) or updates < 0:
             raise ConfigError(f"learner.{name}.updates={updates!r} ({where}): expected an int >= 0")
+        if getattr(cls, "only_stage", False) and len(raw["learner"]) > 1:
+            raise ConfigError(f"learner {name} ({where}) must be the only stage of the schedule: "
+                              "it changes what the shared network plays")
         if updates == 0 and i < len(raw["learner"]) - 1:
             raise ConfigError(f"learner stage {i + 1} ({name}) needs updates > 0: only the last "
                               "stage runs until the end")

@@ -144,10 +144,15 @@ class PolicyValueNet(nn.Module):
     output is added to the card logits. The facts are fixed linear maps of the observation, but
     an MLP over 1121 inputs learns "this card is the highest left" slowly; handing them over
     per slot lets one set of weights judge every card.
+
+    ``play_head`` > 0 (or ``add_play_head``) adds Deep Monte-Carlo's Q head over whole plays on
+    the same trunk (``agents.learners.play_q``); ``forward`` then returns the logits of its
+    greedy policy (the policy head stays for ``policy_logits``). ``play_cap``: follows scored
+    per decision.
     """
 
     def __init__(self, cfg: Rules | None = None, hidden: int = 256, blocks: int = 1,
-                 card_head: int = 0):
+                 card_head: int = 0, play_head: int = 0, play_cap: int = 64):
         super().__init__()
         cfg = cfg if cfg is not None else Rules()
         self.rules, self.hidden, self.blocks = cfg, int(hidden), int(blocks)
@@ -201,6 +206,9 @@ class PolicyValueNet(nn.Module):
             self.card_out = nn.Linear(width, 1)
             nn.init.orthogonal_(self.card_out.weight, gain=0.01)
             nn.init.zeros_(self.card_out.bias)
+        self.play_head, self.play_cap = 0, int(play_cap)
+        if play_head:
+            self.add_play_head(play_head, play_cap)
 
     def keys(self, obs: torch.Tensor) -> torch.Tensor:
         """``int64[B]`` — row of the index tables for each observation (level·6 + trump state)."""
@@ -208,13 +216,32 @@ class PolicyValueNet(nn.Module):
         trump = obs[:, self.trump_at[0]:self.trump_at[1]].argmax(1)
         return level * NUM_TRUMP_STATES + trump
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's summary ``float[B, hidden]`` of observations ``obs`` float32[B, N]."""
+        return self._encode(obs)[2]
+
+    def _encode(self, obs: torch.Tensor):
         if obs.ndim != 2 or obs.shape[1] != self.obs_size:
             raise ValueError(f"PolicyValueNet expects observations float32[B, {self.obs_size}] "
                              f"for these rules, got shape {tuple(obs.shape)}")
         key = self.keys(obs)
         x = self.canonical(obs, key)
-        h = self.trunk(torch.relu(self.inp(x)))
+        return key, x, self.trunk(torch.relu(self.inp(x)))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.play_head:  # a Deep Monte-Carlo network plays its Q-best actions (play_q)
+            from .play_q import play_logits
+
+            return play_logits(self, obs)
+        return self.policy_value(obs)
+
+    def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """The card-by-card policy head's logits ``float[B, A]`` (whatever ``play_head``)."""
+        return self.policy_value(obs)[0]
+
+    def policy_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits float[B, A], value float[B])`` of the policy and value heads."""
+        key, x, h = self._encode(obs)
         logits = self.policy(h)
         slots = logits[:, :54]
         if self.card_head:
@@ -226,6 +253,15 @@ class PolicyValueNet(nn.Module):
             slots = slots + self.card_out(torch.relu_(z)).squeeze(2)
         cards = slots.gather(1, self.card_index[key])  # canonical slots → card ids
         return torch.cat([cards, logits[:, 54:]], dim=1), self.value(h).squeeze(1)
+
+    def add_play_head(self, width: int, cap: int = 64) -> None:
+        """Add a Deep Monte-Carlo Q head of width ``width`` over whole plays (``play_q``;
+        ``cap``: follows scored per decision): from then on ``forward`` plays its greedy policy.
+        Its parameters are new (the caller adds them to an optimizer)."""
+        from .play_q import PlayHead
+
+        self.play_head, self.play_cap = int(width), int(cap)
+        self.play = PlayHead(self.rules, self.hidden, self.play_head)
 
     def canonical(self, obs: torch.Tensor, key: torch.Tensor) -> torch.Tensor:
         """``float[B, N]`` — observations with card blocks in canonical order (the table
@@ -277,4 +313,7 @@ class PolicyValueNet(nn.Module):
 
     def spec(self) -> dict:
         """Plain-python description to rebuild this network (stored in checkpoints)."""
-        return {"hidden": self.hidden, "blocks": self.blocks, "card_head": self.card_head}
+        spec = {"hidden": self.hidden, "blocks": self.blocks, "card_head": self.card_head}
+        if self.play_head:  # only then: PPO checkpoints keep their spec
+            spec.update(play_head=self.play_head, play_cap=self.play_cap)
+        return spec

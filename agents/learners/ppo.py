@@ -18,6 +18,7 @@ advantages normalised per minibatch, gradient-norm clipping, Adam — CleanRL's 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,8 +107,10 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
         opponent[(draw >= baseline_prob) & (draw < baseline_prob + pool_prob)] = POOL
     pool_team = np_rng.integers(0, 2, size=(B, k))
     ar = np.arange(B)
+    forward_s = [0.0]  # network forward passes while playing (the rest of act is bookkeeping)
 
     def act(obs, mask, to_act, active, h, step):
+        t0 = time.perf_counter()
         opp = opponent[ar, h]
         theirs = active & (opp != SELF) & (seats.team(to_act) == pool_team[ar, h])
         actions = mask.argmax(1).astype(np.int64)  # finished games: any legal action
@@ -131,7 +134,10 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
             actions[prow] = _sample(pool_net, obs[prow], mask[prow], gen)[0]
         brow = np.flatnonzero(theirs & (opp == BASELINE))
         if brow.size:
+            t1 = time.perf_counter()
             actions[brow] = baseline.act_batch(obs[brow], mask[brow], np_rng)
+            t0 += time.perf_counter() - t1  # the sparring partner is not our network
+        forward_s[0] += time.perf_counter() - t0
         return actions, rows, data
 
     chains = play_hands(venv, seed=seed, update=update, hands_per_env=k, act=act)
@@ -157,6 +163,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
         "abs_return": float(np.abs(final_rewards[..., 0]).mean()),
         "length": float(lengths.mean()), "attacker_points": float(attacker_points.mean()),
         "takeover_rate": float((attacker_points >= 2 * venv.cfg.level_step).mean()),  # RULES §10.3
+        "engine_s": chains.engine_s, "act_s": chains.act_s, "forward_s": forward_s[0],
     }
     return batch, stats
 
@@ -382,8 +389,8 @@ class PPOLearner(Learner):
         stats = {}
         for key in results[0][1]:
             values = [s[key] for _, s in results if s[key] is not None]
-            if key in ("hands", "decisions", "steps"):
-                stats[key] = int(sum(values))
+            if key in ("hands", "decisions", "steps", "engine_s", "act_s", "forward_s"):
+                stats[key] = sum(values)
             elif key == "pool_member":
                 stats[key] = values[0]
             else:
@@ -400,9 +407,7 @@ class PPOLearner(Learner):
                               global_step)
             writer.add_scalar("selfplay/sparring_fraction", stats["baseline_fraction"],
                               global_step)
-        for key in ("abs_return", "length", "attacker_points", "takeover_rate"):
-            tag = {"abs_return": "episodic_return_abs", "length": "episodic_length"}.get(key, key)
-            writer.add_scalar(f"charts/{tag}", stats[key], global_step)
+        self.log_hands(writer, stats, global_step)
         writer.add_scalar("selfplay/pool_fraction", stats["pool_fraction"], global_step)
         writer.add_scalar("selfplay/pool_size", len(self.pool), global_step)
 

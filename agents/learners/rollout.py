@@ -17,6 +17,7 @@ steps; it records only the step where it chose, so its chain is one entry per pl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,7 +40,9 @@ class Chains:
     ``hand``, ``seat``, ``step``: int64[M] identifying each row's chain and its place in it;
     ``final_rewards``: float32[B, hands, 4] per seat at each hand's end; ``lengths`` and
     ``attacker_points``: int64[B, hands]; ``decisions``: decisions made in games still playing
-    their hands; ``steps``: env steps × B.
+    their hands; ``steps``: env steps × B; ``engine_s`` / ``act_s``: wall seconds in the
+    engine (``venv.reset`` and ``venv.step``) and in the learner's ``act`` (network forward
+    passes and whatever else it does to choose).
     """
 
     data: dict
@@ -52,6 +55,8 @@ class Chains:
     attacker_points: np.ndarray
     decisions: int
     steps: int
+    engine_s: float = 0.0
+    act_s: float = 0.0
 
     def __len__(self) -> int:
         return int(self.env.size)
@@ -70,7 +75,9 @@ def play_hands(venv, *, seed: int, update: int, hands_per_env: int, act: Act) ->
     """Play ``hands_per_env`` hands in every game of ``venv`` with ``act`` choosing the actions
     (see ``Act``); returns the recorded ``Chains``."""
     B, k = venv.num_envs, hands_per_env
+    t0 = time.perf_counter()
     obs, mask, to_act, _ = venv.reset(seed=update_seeds(seed, update, B))
+    engine_s, act_s = time.perf_counter() - t0, 0.0
     hands = np.zeros(B, dtype=np.int64)  # hands finished per game
     rec: dict[str, list] = {}
     ids: dict[str, list] = {"env": [], "hand": [], "seat": [], "step": []}
@@ -81,7 +88,10 @@ def play_hands(venv, *, seed: int, update: int, hands_per_env: int, act: Act) ->
     while (hands < k).any():
         active = hands < k
         h = np.minimum(hands, k - 1)
+        t0 = time.perf_counter()
         actions, rows, data = act(obs, mask, to_act, active, h, step)
+        t1 = time.perf_counter()
+        act_s += t1 - t0
         if len(rows):
             for key, val in (("env", rows), ("hand", h[rows]), ("seat", to_act[rows].copy()),
                              ("step", np.full(len(rows), step))):
@@ -90,6 +100,7 @@ def play_hands(venv, *, seed: int, update: int, hands_per_env: int, act: Act) ->
                 rec.setdefault(key, []).append(val)
         decisions += int(active.sum())
         obs, mask, to_act, rewards, done, info = venv.step(actions)
+        engine_s += time.perf_counter() - t1
         step += 1
         fin = np.flatnonzero(done & active)
         if fin.size:
@@ -103,4 +114,4 @@ def play_hands(venv, *, seed: int, update: int, hands_per_env: int, act: Act) ->
     return Chains({key: np.concatenate(val) for key, val in rec.items()},
                   cat["env"].astype(np.int64), cat["hand"].astype(np.int64),
                   cat["seat"].astype(np.int64), cat["step"].astype(np.int64), final_rewards,
-                  lengths, attacker_points, decisions, step * B)
+                  lengths, attacker_points, decisions, step * B, engine_s, act_s)

@@ -147,10 +147,14 @@ def check_runnable(cfg, resume: dict | None) -> None:
 
     spec = {"hidden": cfg.model.hidden, "blocks": cfg.model.blocks,
             "card_head": cfg.model.card_head}
+    from agents.learners import learner_class
+
     net = PolicyValueNet(rules, **spec)
+    optimizer = torch.optim.Adam(net.parameters(), eps=1e-5)
+    for stage in cfg.learner:  # what the learners add (a head, say), as train() builds it
+        learner_class(stage.name).prepare(stage.options, net, optimizer)
     try:
         net.load_state_dict(resume["model"])
-        optimizer = torch.optim.Adam(net.parameters(), eps=1e-5)
         optimizer.load_state_dict(resume["optimizer"])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
         first = next((ln.strip() for ln in str(e).splitlines()[1:] if ln.strip()), str(e))
