@@ -14,7 +14,9 @@ Per phase (DESIGN.md §4):
 * **friend** (find-friends, RULES.md §10.6): name an ace it lacks (no copy held or buried) of its
   longest off-suit, so the friend is strong where the dealer leads; else one copy held; else a
   king, else a joker; never a card that would leave it alone. In play it helps the partners the
-  observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``).
+  observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``); an
+  attacker, while the friend is hidden, counts as partner a seat the play proves is not the
+  friend (it played a copy of the friend card unshown, or is void in its suit).
 
 A multi-card play (a lead, a follow, the bury) is planned once and emitted one ``CARD`` per
 call. The plan is a deterministic function of the observation *without* the selection block, so

@@ -103,7 +103,7 @@ class Table:
                 ctx.order_indices.astype(np.int64))
         t.dealer_side = bool(view.dealer_side)
         if view.my_side is not None:  # find-friends (RULES.md §10.6)
-            t.partners = known_partners(view)
+            t.partners = known_partners(view, t.eff, rules.decks)
             t.rivals = tuple(r for r in (1, 2, 3) if r not in t.partners)
             t.dealer_side = t.dealer_side or view.dealer in t.partners
         if not view.leading and view.trick_leader >= 0:
@@ -195,7 +195,7 @@ class Table:
     def safe_against_later(self, play: np.ndarray) -> bool:
         """Will ``play``, if winning now, still win after the players after me? Pessimistic:
         unseen cards may all sit with one later opponent."""
-        later_opps = [r for r in self.after_me if r != 2]
+        later_opps = [r for r in self.after_me if r not in self.partners]
         if not later_opps:
             return True
         suit = self.lead_suit
@@ -215,11 +215,13 @@ class Table:
         return bool(mine) and max(mine) >= self.unseen_top(suit, k, length)
 
 
-def known_partners(view) -> frozenset:
+def known_partners(view, eff: np.ndarray | None = None, decks: int = 2) -> frozenset:
     """Find-friends: the relative seats known to be on my side, from the observation alone —
     the dealer for his friend (and for a seat of unknown side holding a copy of the friend card:
     it probably is the friend); the shown friend for the dealer; once the friend is shown, the
-    other attackers for an attacker. Other seats of unknown side are not partners."""
+    other attackers for an attacker (before that, what the play proves: see
+    :func:`_attackers_before_the_show`; ``eff``: the effective suit of each card id). Other
+    seats of unknown side are not partners. ``decks``: copies of each card."""
     shown, dealer = view.friend_shown, view.dealer
     if view.my_side == 0:  # dealer side
         if dealer == 0:
@@ -228,9 +230,25 @@ def known_partners(view) -> frozenset:
     if view.my_side == 1 and shown >= 0:  # attackers, and the friend is known
         return frozenset({1, 2, 3} - {dealer, shown})
     card = view.friend_card
+    if view.my_side == 1 and card >= 0 and eff is not None:
+        return _attackers_before_the_show(view, card, eff, decks)
     if view.my_side == 2 and card >= 0 and view.hand[card] + view.played[0, card] > 0:
         return frozenset({dealer})  # I may well be the friend: back the dealer
     return frozenset()
+
+
+def _attackers_before_the_show(view, card: int, eff: np.ndarray, decks: int) -> frozenset:
+    """An attacker's partners while the friend is hidden, from public play only. A seat that
+    played a copy of the friend card without showing itself, or that is void in the friend
+    card's suit, holds no copy and so is not the friend (RULES.md §10.6): it is an attacker.
+    When the dealer has played every copy he is alone and all three others are attackers."""
+    dealer = view.dealer
+    others = [r for r in (1, 2, 3) if r != dealer]
+    if view.played[dealer, card] >= decks:
+        return frozenset(others)
+    suit = int(eff[card])
+    proven = [r for r in others if view.played[r, card] > 0 or view.voids[r, suit]]
+    return frozenset(proven) if len(proven) == 1 else frozenset()
 
 
 # -------------------------------------------------------------------------------- leading

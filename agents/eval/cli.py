@@ -14,6 +14,13 @@ the ``shengji_rl.agents`` entry-point group, a checkpoint file or run folder, or
 Reported for agent A against B (``agents.eval.arena``, ``agents.eval.stats``): hand win rate with
 a 95% Wilson interval, mean reward in levels, and the attackers' mean points when A attacks and
 when A defends.
+
+Find-friends (``--rule partnership=FIND_FRIEND``, RULES.md §10.6) has no fixed teams: each pair is
+scored by ``arena.friend_win_share`` instead, the share of A's seat-hands on the winning side with
+its 95% Wilson interval (``--seating one``: A in one seat, rotated through the four; ``pairs``: A
+in seats 0 and 2, then 1 and 3), and B's share of the same hands:
+
+    shengji-eval heuristic random --rule partnership=FIND_FRIEND --deals 1000
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from shengji_env import Rules
 
 from ..base import Policy
 from ..specs import parse, resolve
-from .arena import Deals, HandRecords, play_deals, play_deals_batched
+from .arena import Deals, HandRecords, friend_win_share, play_deals, play_deals_batched
 from .stats import ratings, summarize
 
 __all__ = ["evaluate", "format_report", "main"]
@@ -48,8 +55,12 @@ def _names(specs: list[str]) -> list[str]:
 
 def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
              progress: bool = False, policies: list[Policy] | None = None,
-             workers: int = 1, batched: bool = False, save_games: str | None = None) -> dict:
+             workers: int = 1, batched: bool = False, save_games: str | None = None,
+             seating: str = "one") -> dict:
     """Play every pair of agents on ``deals``; returns the report as a JSON-ready dict.
+
+    Find-friends rules: every pair is scored by ``arena.friend_win_share`` with ``seating``
+    (always through the batched engine; ``workers`` and ``save_games`` do not apply).
 
     ``batched``: play through the batched engine (``arena.play_deals_batched``): faster, same
     deals; stochastic agents then share one random stream (mirror-exact only for
@@ -59,6 +70,8 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
     names = _names(specs)
     policies = policies or [resolve(s, rules) for s in specs]
+    if rules.partnership == "FIND_FRIEND":
+        return _evaluate_friends(names, specs, policies, deals, rules, seed, seating)
     start = time.perf_counter()
     matches: dict[tuple[int, int], HandRecords] = {}
     report = []
@@ -83,6 +96,43 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
             "hands_per_s": hands / wall if wall > 0 else None}
 
 
+def _evaluate_friends(names, specs, policies, deals: Deals, rules: Rules, seed: int,
+                      seating: str) -> dict:
+    """``evaluate`` for find-friends: the seat-hand win share of every pair (no ratings: a
+    seat-hand is not a two-team result)."""
+    start = time.perf_counter()
+    report, hands = [], 0
+    for i, j in combinations(range(len(specs)), 2):
+        share = friend_win_share((policies[i], policies[j]), deals, rules, seed=seed,
+                                 seating=seating)
+        hands += share.hands
+        report.append({"a": names[i], "b": names[j], "seating": seating,
+                       "hands": share.hands, "a_seat_hands": share.a_seat_hands,
+                       "a_wins": round(share.a_share * share.a_seat_hands),
+                       "a_share": share.a_share, "a_share_ci": list(share.a_ci),
+                       "b_share": share.b_share})
+    wall = time.perf_counter() - start
+    return {"agents": names, "specs": list(specs), "deals": len(deals), "deal_seed": deals.seed,
+            "seed": seed, "rules": _rule_changes(rules), "matches": report, "ratings": [],
+            "wall_time_s": wall, "hands_per_s": hands / wall if wall > 0 else None}
+
+
+def _format_friends(rep: dict) -> str:
+    rules = ", ".join(f"{k}={v}" for k, v in rep["rules"].items())
+    lines = [f"{rep['deals']} deals, seats rotated, rules: {rules}; deal seed {rep['deal_seed']}, "
+             f"agent seed {rep['seed']}"]
+    for m in rep["matches"]:
+        a, b = m["a"], m["b"]
+        lo, hi = m["a_share_ci"]
+        held = "one seat" if m["seating"] == "one" else "two opposite seats"
+        lines += [f"\n{a} vs {b}: {m['hands']} hands, {a} in {held} of each",
+                  (f"  {a} seat-hands on the winning side {_pct(m['a_share'])}  95% CI "
+                   f"[{_pct(lo)}, {_pct(hi)}]  ({m['a_wins']}/{m['a_seat_hands']})"),
+                  f"  {b} seat-hands on the winning side {_pct(m['b_share'])} (same hands)"]
+    lines.append(f"\nwall time {rep['wall_time_s']:.1f} s ({rep['hands_per_s']:.1f} hands/s)")
+    return "\n".join(lines)
+
+
 def _rule_changes(rules: Rules) -> dict:
     default = Rules(decks=rules.decks)
     out = {"decks": rules.decks}
@@ -105,6 +155,8 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def format_report(rep: dict) -> str:
+    if rep["rules"].get("partnership") == "FIND_FRIEND":
+        return _format_friends(rep)
     lines = []
     rules = ", ".join(f"{k}={v}" for k, v in rep["rules"].items())
     lines.append(f"{rep['deals']} duplicate deals (x2 seatings), rules: {rules}; "
@@ -199,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batched", action="store_true",
                    help="play all hands in lockstep through the batched engine (faster; random "
                         "agents then share one random stream)")
+    p.add_argument("--seating", choices=("one", "pairs"), default="one",
+                   help="find-friends only: agent A holds one seat (rotated through the four; "
+                        "default) or two opposite seats")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -232,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_deals:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
-                       workers=args.workers, batched=args.batched, save_games=args.save_games)
+                       workers=args.workers, batched=args.batched, save_games=args.save_games,
+                       seating=args.seating)
     except (ValueError, TypeError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
