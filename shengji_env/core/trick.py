@@ -103,9 +103,9 @@ def mask_play(eng, s, G, out):
         out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
         return
     follow = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
-    if leading.any():
-        lead_ = leading[:, None]
-        follow = (lead_ & _lead_cards(s, G, sel, free, n_sel)) | (~lead_ & follow)
+    L = np.flatnonzero(leading)
+    if L.size:
+        follow[L] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
     out[:, :54] = follow
 
 
@@ -123,7 +123,7 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     in_e = s.eff[G] == s.lead_suit[G][:, None]
     held_e = hand * in_e  # (np.where is several times slower on these shapes)
     have = held_e.sum(1, dtype=np.int16)
-    others_left = n - have - (sel * ~in_e).sum(1, dtype=np.int16)
+    others_left = n - have - (n_sel - (sel * in_e).sum(1, dtype=np.int16))
     short = free & (in_e | (others_left > 0)[:, None])
     void = (have == 0)[:, None]
     follow = (void & free) | (~void & short)
@@ -149,7 +149,7 @@ def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
     the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
     (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``)."""
     pair_id = held_e >= 2
-    need_total = np.minimum(pair_id.sum(1), lead_pairs).astype(np.int16)
+    need_total = np.minimum(pair_id.sum(1, dtype=np.int16), lead_pairs).astype(np.int16)
     f = (pair_id & (sel >= 2)).sum(1, dtype=np.int16)
     h = (pair_id & (sel == 1)).sum(1, dtype=np.int16)
 
@@ -401,6 +401,16 @@ def _reveal(s, G, attempted):
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader], attempted)
 
 
+def _unreveal(s, G, seats, play):
+    """Played cards are no longer "revealed and unplayed" (§7.4.1); only the few rows that
+    hold revealed cards are written (uint8 throughout: ``rev - min(rev, play)`` cannot wrap)."""
+    rev = s.revealed[G, seats]
+    R = np.flatnonzero(rev.any(1))
+    if R.size:
+        r = rev[R]
+        s.revealed[G[R], seats[R]] = r - np.minimum(r, play[R])
+
+
 def _charge_penalty(eng, s, G, returned):
     """§7.4.5: the failed throw's penalty, by the cards that go back to the leader's hand."""
     sw = eng.switches
@@ -423,7 +433,7 @@ def set_leads(eng, s, G, lead):
     s.lead_pairs[G] = (lead >= 2).sum(1) if eng.switches.pairs else 0
     s.lead_tractor[G] = _scalar_lead(eng, lead, s.idx[G]) if eng.switches.pairs else False
     s.hands[G, leader] -= lead
-    s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
+    _unreveal(s, G, leader, lead)
     s.trick[G, leader] = lead
     s.selection[G] = 0
     had = G[s.n_candidates[G] > 0]
@@ -459,7 +469,7 @@ def commit_follows(eng, s, G) -> EndedHands | None:
     short = (play * in_e).sum(1, dtype=np.int16) < s.lead_n[G]
     s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
     s.hands[G, seats] -= play
-    s.revealed[G, seats] = np.maximum(s.revealed[G, seats].astype(np.int16) - play, 0)
+    _unreveal(s, G, seats, play)
     s.trick[G, seats] = play
     s.selection[G] = 0
     s.in_trick[G] += 1
@@ -527,7 +537,7 @@ def _winners(eng, s, G, plays):
     needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
     and the value is the top pair, or the top card for singles)."""
     eff = s.eff[G][:, None, :]
-    idx = s.idx[G].astype(np.int16)[:, None, :]
+    idx1 = (s.idx[G].view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
     suit = s.lead_suit[G].astype(np.int8)
     n = s.lead_n[G].astype(np.int16)
     n_e = (plays * (eff == suit[:, None, None])).sum(2, dtype=np.int16)
@@ -535,8 +545,8 @@ def _winners(eng, s, G, plays):
     need = s.lead_pairs[G][:, None]
     pairs = (plays // 2).sum(2) if eng.switches.quads else (plays >= 2).sum(2)  # a quad: 2 pairs
     matches = pairs >= need
-    top_pair = ((plays >= 2) * (idx + 1)).max(2) - 1  # -1: none
-    top_card = ((plays > 0) * (idx + 1)).max(2) - 1
+    top_pair = ((plays >= 2) * idx1).max(2).astype(np.int16) - 1  # -1: none
+    top_card = ((plays > 0) * idx1).max(2).astype(np.int16) - 1
     val = np.where(need > 0, top_pair, top_card)
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]

@@ -65,7 +65,7 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     chain unit (length >= 2) is also beaten by any unit of larger k with the same number of
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
-    hand = _u8(hand)
+    hand = _u8(hand).tolist()  # Python ints: element access on arrays is slow
     layout = _suit_layout(suit, ctx)
     if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
         return True
