@@ -23,20 +23,26 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     ``counts``: ``int8[g, ..., 6]`` level cards per suit, LJ, BJ; ``seat``: ``int[g, ...]``;
     the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
     """
+    T = eng.tables
+    allowed = _allowed(eng, s, G)  # bool[g, 4, D]: small; the holdings test is the big array
+    rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
+    return (np.take(counts, T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
+
+
+def _allowed(eng, s, G) -> np.ndarray:
+    """``bool[g, 4, D]`` — DECLARE actions each seat may make over the current declaration of
+    games ``G``, whatever it holds (§4.3-4.4)."""
     T, cfg = eng.tables, eng.cfg
-    extra = (1,) * (counts.ndim - 2) + (1,)
-    dp = s.decl_player[G].reshape((-1,) + extra)
-    dk = s.decl_kind[G].reshape((-1,) + extra)
-    ds = s.decl_suit[G].reshape((-1,) + extra)
-    dK = s.decl_k[G].reshape((-1,) + extra)
+    dp = s.decl_player[G].reshape(-1, 1, 1)
+    dk = s.decl_kind[G].reshape(-1, 1, 1)
+    ds = s.decl_suit[G].reshape(-1, 1, 1)
+    dK = s.decl_k[G].reshape(-1, 1, 1)
     k, kind, suit = T.decl_k, T.decl_kind, T.decl_suit
-    holds = np.take(counts, T.decl_col, axis=-1) >= k
     stronger = (k > dK) | ((k == dK) & (kind > dk))  # (k, kind) lexicographic; none: dK = 0
-    same_p = seat[..., None] == dp
+    same_p = _COLS[None, :, None] == dp
     same_id = (kind == dk) & ((kind != 0) | (suit == ds))
     ok = (~same_p & stronger) | (same_p & ~same_id & stronger & cfg.allow_self_overturn)
     ok |= same_p & same_id & (k > dK) & cfg.allow_reinforce
-    ok &= holds
     if not cfg.allow_no_trump_declaration:
         ok &= kind == 0
     return ok
