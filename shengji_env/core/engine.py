@@ -201,6 +201,9 @@ class Engine:
     @staticmethod
     def _check_seats(s, seats) -> np.ndarray:
         """``seats`` as ``int64[B]`` absolute seats 0-3; ``ValueError`` naming the value."""
+        if s.num_games == 1 and type(seats) is np.ndarray and seats.shape == (1,) \
+                and seats.dtype.kind in "iu" and 0 <= int(seats[0]) <= 3:
+            return seats  # the AEC env's one seat: the checks below cost more than the observation
         a = np.full(s.num_games, int(seats)) if _is_int(seats) else np.asarray(seats)
         if (a.shape != (s.num_games,) or a.dtype.kind not in "iu" or int(a.min()) < 0
                 or int(a.max()) > 3):
