@@ -144,12 +144,12 @@ class Engine:
     def reset_games(self, s: BatchState, games) -> None:
         """Start a new episode for ``games`` (indices 0..B-1; their random streams continue)."""
         G = np.asarray(games).reshape(-1)
-        if G.size and (G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games):
+        if not G.size:  # the usual call of a step loop: nothing finished
+            return
+        if G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games:
             raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
                              f"0-{s.num_games - 1} (ints)")
-        G = G.astype(np.int64, copy=False)
-        if G.size:
-            hand.start_episodes(self, s, G)
+        hand.start_episodes(self, s, G.astype(np.int64, copy=False))
 
     def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
         """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""

@@ -81,9 +81,6 @@ from ..rules.actions import Phase, max_choices
 from ..rules.seats import KNOWN_DEALER_SIDE, known_side
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
-# relative seat r → absolute seat, per observer: index arrays made once (a list index is
-# converted to an array on every use)
-_REL = tuple(np.array([(seat + r) % 4 for r in range(4)]) for seat in range(4))
 SCALARS = ("attacker_points", "tricks_done", "lead_size", "cards_dealt", "leading", "dealer_side")
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
@@ -380,26 +377,35 @@ def _observe_friend(cfg, at, s, out, seat):
     out[:, at["attacker_points"].start] = points / (100 * cfg.decks)
 
 
+def _put_rotated(row, block: slice, rows, seat: int) -> None:
+    """``row[block] = rows[(seat + r) % 4 for r in 0..3].ravel()`` with two plain slice copies
+    (``rows``: ``[4, w]`` by absolute seat; a fancy index costs more at this size)."""
+    dst = row[block].reshape(4, -1)
+    k = 4 - seat
+    dst[:k] = rows[seat:]
+    if seat:
+        dst[k:] = rows[:seat]
+
+
 def _observe_one(cfg, at, s, row, seat=None):
     """``observe_batch`` for game 0 of a one-game state, written into ``row`` (zeros)."""
     to_act = int(s.to_act[0])
     seat = max(to_act if seat is None else seat, 0)
-    rel = _REL[seat]
     row[at["hand"]] = s.hands[0, seat]
     if seat == to_act:
         row[at["selection"]] = s.selection[0]
     trick = s.trick[0]
-    row[at["trick"]] = trick[rel].ravel()
+    _put_rotated(row, at["trick"], trick, seat)
     in_trick, leader, dealer, phase = (int(s.in_trick[0]), int(s.leader[0]), int(s.dealer[0]),
                                        int(s.phase[0]))
     if in_trick:
         row[at["trick_leader"].start + (leader - seat) % 4] = 1
-    row[at["played"]] = (s.played[0] + trick)[rel].ravel()
-    row[at["shown"]] = s.shown[0][rel].ravel()
-    row[at["revealed"]] = s.revealed[0][rel].ravel()
+    _put_rotated(row, at["played"], s.played[0] + trick, seat)
+    _put_rotated(row, at["shown"], s.shown[0], seat)
+    _put_rotated(row, at["revealed"], s.revealed[0], seat)
     if dealer == seat and phase >= BURY:
         row[at["kitty"]] = s.kitty[0] if phase > BURY else s.picked_up[0]
-    row[at["voids"]] = s.voids[0][rel].ravel()
+    _put_rotated(row, at["voids"], s.voids[0], seat)
     row[at["level"].start + int(s.level[0])] = 1
     trump = int(s.trump[0])
     row[at["trump"].start + (5 if trump < 0 else trump)] = 1
