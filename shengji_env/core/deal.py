@@ -41,8 +41,11 @@ def _allowed(eng, s, G) -> np.ndarray:
     stronger = (k > dK) | ((k == dK) & (kind > dk))  # (k, kind) lexicographic; none: dK = 0
     same_p = _COLS[None, :, None] == dp
     same_id = (kind == dk) & ((kind != 0) | (suit == ds))
-    ok = (~same_p & stronger) | (same_p & ~same_id & stronger & cfg.allow_self_overturn)
-    ok |= same_p & same_id & (k > dK) & cfg.allow_reinforce
+    ok = ~same_p & stronger
+    if cfg.allow_self_overturn:  # (the options are plain bools: no all-False terms)
+        ok |= same_p & ~same_id & stronger
+    if cfg.allow_reinforce:
+        ok |= same_p & same_id & (k > dK)
     if not cfg.allow_no_trump_declaration:
         ok &= kind == 0
     return ok
@@ -127,8 +130,7 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not over.size:
         return _NONE
     s.kitty[over] = 0
-    for j in range(total, s.deck.shape[1]):
-        np.add.at(s.kitty, (over, s.deck[over, j]), 1)
+    np.add.at(s.kitty, (over[:, None], s.deck[over, total:]), 1)  # unbuffered: equal cards
     if eng.cfg.declaration_mode == "FIXED":
         return over
     post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner

@@ -102,11 +102,14 @@ def mask_play(eng, s, G, out):
     if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
         out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
         return
-    follow = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
     L = np.flatnonzero(leading)
-    if L.size:
-        follow[L] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
-    out[:, :54] = follow
+    if not L.size:
+        out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
+        return
+    F = np.flatnonzero(~leading)  # leaders make about half of the PLAY decisions of random
+    # play: each side on its own rows (the follow rules are the costly part)
+    out[F, :54] = _follow_cards(eng, s, G[F], seats[F], hand[F], sel[F], free[F], n_sel[F])
+    out[L, :54] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
 
 
 def _lead_cards(s, G, sel, free, n_sel):
@@ -484,7 +487,8 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         return None
     leader = s.leader[G].astype(np.int64)
     seats = (leader[:, None] + np.arange(4)) % 4
-    plays = s.trick[G[:, None], seats]  # (g, 4, 54) in playing order
+    tricks = s.trick[G]  # (g, 4, 54) by seat
+    plays = tricks[np.arange(G.size)[:, None], seats]  # (g, 4, 54) in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
@@ -499,7 +503,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     attackers_won = ~s.dealer_side[G, win_seat]
     s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
     s.points_won[G, win_seat] += pts.astype(np.int16)
-    s.played[G] += s.trick[G]
+    s.played[G] += tricks
     s.last_lead[G] = s.lead[G]
     s.last_winner[G] = win_seat
     s.trick[G] = 0
