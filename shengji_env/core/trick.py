@@ -511,7 +511,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.lead_n[G] = 0
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
-    over = ~s.hands[G].any((1, 2))
+    over = ~s.hands[G, win_seat].any(1)  # after a trick every hand holds as many cards
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
@@ -547,11 +547,12 @@ def _winners(eng, s, G, plays):
     n_e = (plays * (eff == suit[:, None, None])).sum(2, dtype=np.int16)
     n_t = (plays * (eff == TRUMP)).sum(2, dtype=np.int16)
     need = s.lead_pairs[G][:, None]
-    pairs = (plays // 2).sum(2) if eng.switches.quads else (plays >= 2).sum(2)  # a quad: 2 pairs
+    paired = plays >= 2
+    pairs = (plays // 2).sum(2) if eng.switches.quads else paired.sum(2)  # a quad: 2 pairs
     matches = pairs >= need
-    top_pair = ((plays >= 2) * idx1).max(2).astype(np.int16) - 1  # -1: none
-    top_card = ((plays > 0) * idx1).max(2).astype(np.int16) - 1
-    val = np.where(need > 0, top_pair, top_card)
+    # the value: the top pair when the lead holds pairs, else the top card (-1: none)
+    unit = np.where((need > 0)[:, :, None], paired, plays > 0)
+    val = (unit * idx1).max(2).astype(np.int16) - 1
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]
     ruffed = np.zeros(G.size, dtype=bool)
