@@ -15,6 +15,8 @@ from ..rules import seats
 from ..rules.actions import DECLARE_BASE, PASS
 
 _COLS = np.arange(4)
+_DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
+_LEVEL_COLS = np.array([True, True, True, True, False, False])
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -23,20 +25,58 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     ``counts``: ``int8[g, ..., 6]`` level cards per suit, LJ, BJ; ``seat``: ``int[g, ...]``;
     the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
     """
+    T = eng.tables
+    allowed = _allowed(eng, s, G)  # bool[g, 4, D]: small; the holdings test is the big array
+    rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
+    return (np.take(counts, T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
+
+
+def _allowed(eng, s, G) -> np.ndarray:
+    """``bool[g, 4, D]`` — DECLARE actions each seat may make over the current declaration of
+    games ``G``, whatever it holds (§4.3-4.4): rows of a table over (same player, current
+    declaration), built once per ruleset from ``_acceptable``."""
+    table, index = _declaration_table(eng)
+    try:
+        cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
+    except IndexError:  # not a declaration of the action table: the formula itself
+        cur = np.full(G.size, -1)
+    if (cur < 0).any():
+        return _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
+                           *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
+    same_p = (_COLS[None, :] == s.decl_player[G][:, None]).view(np.int8)
+    return table[same_p, cur[:, None]]
+
+
+def _declaration_table(eng):
+    """``(bool[2, D + 1, D], int64[4, 6, 6])``: ``_acceptable`` for (same player?, current
+    declaration = action index or D for none), and (kind + 1, suit + 1, k) → that index (-1:
+    not in the table). Cached on the engine's tables."""
+    T = eng.tables
+    cached = T.__dict__.get("_declaration_table")
+    if cached is None:
+        D = T.decl_k.size
+        kinds, suits = np.append(T.decl_kind, -1), np.append(T.decl_suit, -1)
+        ks = np.append(T.decl_k, 0)  # no declaration: decl_kind = decl_suit = -1, decl_k = 0
+        same = np.array([False, True])[:, None, None]
+        table = _acceptable(eng, same, kinds[None, :, None], suits[None, :, None], ks[None, :, None])
+        index = np.full((4, 6, 6), -1, dtype=np.int64)
+        index[kinds + 1, suits + 1, ks] = np.arange(D + 1)
+        cached = T.__dict__["_declaration_table"] = (table, index)
+    return cached
+
+
+def _acceptable(eng, same_p, dk, ds, dK) -> np.ndarray:
+    """The §4.3-4.4 test on broadcast arrays: ``same_p`` the seat made the current declaration
+    (kind ``dk``, suit ``ds``, ``dK`` cards; none: ``dK = 0``); last axis: the D actions."""
     T, cfg = eng.tables, eng.cfg
-    extra = (1,) * (counts.ndim - 2) + (1,)
-    dp = s.decl_player[G].reshape((-1,) + extra)
-    dk = s.decl_kind[G].reshape((-1,) + extra)
-    ds = s.decl_suit[G].reshape((-1,) + extra)
-    dK = s.decl_k[G].reshape((-1,) + extra)
     k, kind, suit = T.decl_k, T.decl_kind, T.decl_suit
-    holds = np.take(counts, T.decl_col, axis=-1) >= k
     stronger = (k > dK) | ((k == dK) & (kind > dk))  # (k, kind) lexicographic; none: dK = 0
-    same_p = seat[..., None] == dp
     same_id = (kind == dk) & ((kind != 0) | (suit == ds))
-    ok = (~same_p & stronger) | (same_p & ~same_id & stronger & cfg.allow_self_overturn)
-    ok |= same_p & same_id & (k > dK) & cfg.allow_reinforce
-    ok &= holds
+    ok = ~same_p & stronger
+    if cfg.allow_self_overturn:  # (the options are plain bools: no all-False terms)
+        ok |= same_p & ~same_id & stronger
+    if cfg.allow_reinforce:
+        ok |= same_p & same_id & (k > dK)
     if not cfg.allow_no_trump_declaration:
         ok &= kind == 0
     return ok
@@ -44,13 +84,8 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
 
 def held_counts(s, G, who) -> np.ndarray:
     """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by seats ``who`` of G."""
-    hand = s.hands[G, who]
-    level_cards = _COLS[None, :] * 13 + s.level[G][:, None]
-    out = np.empty((G.size, 6), dtype=np.int8)
-    out[:, :4] = np.take_along_axis(hand, level_cards, axis=1)
-    out[:, 4] = hand[:, 52]
-    out[:, 5] = hand[:, 53]
-    return out
+    cols = _DECLARABLE + np.where(_LEVEL_COLS, s.level[G][:, None], 0)  # int[g, 6]
+    return s.hands[G[:, None], np.asarray(who)[:, None], cols].astype(np.int8)
 
 
 def post_deal_mode(eng, s, G) -> np.ndarray:
@@ -121,8 +156,7 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not over.size:
         return _NONE
     s.kitty[over] = 0
-    for j in range(total, s.deck.shape[1]):
-        np.add.at(s.kitty, (over, s.deck[over, j]), 1)
+    np.add.at(s.kitty, (over[:, None], s.deck[over, total:]), 1)  # unbuffered: equal cards
     if eng.cfg.declaration_mode == "FIXED":
         return over
     post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner

@@ -144,12 +144,12 @@ class Engine:
     def reset_games(self, s: BatchState, games) -> None:
         """Start a new episode for ``games`` (indices 0..B-1; their random streams continue)."""
         G = np.asarray(games).reshape(-1)
-        if G.size and (G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games):
+        if not G.size:  # the usual call of a step loop: nothing finished
+            return
+        if G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games:
             raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
                              f"0-{s.num_games - 1} (ints)")
-        G = G.astype(np.int64, copy=False)
-        if G.size:
-            hand.start_episodes(self, s, G)
+        hand.start_episodes(self, s, G.astype(np.int64, copy=False))
 
     def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
         """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
@@ -201,6 +201,9 @@ class Engine:
     @staticmethod
     def _check_seats(s, seats) -> np.ndarray:
         """``seats`` as ``int64[B]`` absolute seats 0-3; ``ValueError`` naming the value."""
+        if s.num_games == 1 and type(seats) is np.ndarray and seats.shape == (1,) \
+                and seats.dtype.kind in "iu" and 0 <= int(seats[0]) <= 3:
+            return seats  # the AEC env's one seat: the checks below cost more than the observation
         a = np.full(s.num_games, int(seats)) if _is_int(seats) else np.asarray(seats)
         if (a.shape != (s.num_games,) or a.dtype.kind not in "iu" or int(a.min()) < 0
                 or int(a.max()) > 3):

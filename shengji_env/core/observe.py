@@ -81,9 +81,6 @@ from ..rules.actions import Phase, max_choices
 from ..rules.seats import KNOWN_DEALER_SIDE, known_side
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
-# relative seat r → absolute seat, per observer: index arrays made once (a list index is
-# converted to an array on every use)
-_REL = tuple(np.array([(seat + r) % 4 for r in range(4)]) for seat in range(4))
 SCALARS = ("attacker_points", "tricks_done", "lead_size", "cards_dealt", "leading", "dealer_side")
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
@@ -298,51 +295,58 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
         _observe_one(cfg, at, s, out[0], None if seats is None else int(np.asarray(seats)[0]))
         return out
     ar = np.arange(B)
-    level, trump, dealer = (s.level.astype(np.int64), s.trump.astype(np.int64),
-                            s.dealer.astype(np.int64))
-    phase, leader = s.phase.astype(np.int64), s.leader.astype(np.int64)
-    decl_player, decl_kind = s.decl_player.astype(np.int64), s.decl_kind.astype(np.int64)
+    dealer, phase = s.dealer.astype(np.int64), s.phase
     to_act = s.to_act.astype(np.int64)
     seat = np.maximum(to_act if seats is None else np.asarray(seats, dtype=np.int64), 0)
-    rel = (seat[:, None] + np.arange(4)) % 4  # relative seat r → absolute seat
+    # relative seat r of game g → row g·4 + (seat + r) % 4 of a [B·4, ...] view: one ``take``
+    # per block copies whole 54-card rows (fancy indexing over two axes is ~3x slower)
+    rel = (ar * 4)[:, None] + (seat[:, None] + np.arange(4)) % 4  # int64[B, 4]
 
     def rows(name, arr):
-        out[:, at[name]] = arr[ar[:, None], rel].reshape(B, -1)
+        out[:, at[name]] = np.take(arr.reshape(4 * B, -1), rel, axis=0).reshape(B, -1)
 
-    out[:, at["hand"]] = s.hands[ar, seat]
+    out[:, at["hand"]] = np.take(s.hands.reshape(4 * B, 54), ar * 4 + seat, axis=0)
     out[:, at["selection"]] = s.selection if seats is None else np.where(
         (seat == to_act)[:, None], s.selection, 0)
     rows("trick", s.trick)
-    started = s.in_trick > 0
-    out[ar[started], at["trick_leader"].start + (leader[started] - seat[started]) % 4] = 1
     rows("played", s.played + s.trick)
     rows("shown", s.shown)
     rows("revealed", s.revealed)
-    mine = (dealer == seat) & (s.phase >= BURY)
-    out[mine, at["kitty"]] = np.where((s.phase[mine] > BURY)[:, None], s.kitty[mine],
-                                      s.picked_up[mine])
-    out[:, at["voids"]] = s.voids[ar[:, None], rel].reshape(B, -1)
-    out[ar, at["level"].start + level] = 1
-    out[ar, at["trump"].start + np.where(trump < 0, 5, trump)] = 1
-    out[ar, at["dealer"].start + np.where(dealer < 0, 4, (dealer - seat) % 4)] = 1
+    mine = np.flatnonzero((dealer == seat) & (phase >= BURY))
+    if mine.size:
+        out[mine, at["kitty"]] = np.where((phase[mine] > BURY)[:, None], s.kitty[mine],
+                                          s.picked_up[mine])
+    rows("voids", s.voids)
+    # every one-hot block in one scatter: column of the hot entry per game and block
     has = s.decl_player >= 0
-    out[ar, at["declarer"].start + np.where(has, (decl_player - seat) % 4, 4)] = 1
-    out[ar[has], at["declaration"].start + decl_kind[has]] = 1
-    out[:, at["declaration"].start + 3] = np.where(has, s.decl_k / cfg.decks, 0)
-    h = cfg.hand_size
-    out[:, at["attacker_points"].start] = (s.captured + s.penalty) / (100 * cfg.decks)
-    out[:, at["tricks_done"].start] = s.tricks_done / h
-    out[:, at["lead_size"].start] = s.lead_n / h
-    out[:, at["cards_dealt"].start] = s.dealt / (4 * h)
-    out[:, at["leading"].start] = (s.phase == PLAY) & (leader == seat) & (s.in_trick == 0)
-    out[:, at["dealer_side"].start] = s.dealer_side[ar, seat]
-    out[ar, at["phase"].start + phase] = 1
+    trump = s.trump.astype(np.int64)
+    hot = [at["level"].start + s.level.astype(np.int64),
+           at["trump"].start + np.where(trump < 0, 5, trump),
+           at["dealer"].start + np.where(dealer < 0, 4, (dealer - seat) % 4),
+           at["declarer"].start + np.where(has, (s.decl_player - seat) % 4, 4),
+           at["phase"].start + phase.astype(np.int64)]
     if "team_levels" in at:  # team levels: mine, then the other team's (my next player's)
         levels = s.seat_levels.astype(np.int64)
-        out[ar, at["team_levels"].start + levels[ar, seat]] = 1
-        out[ar, at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]] = 1
-    if "candidates" in at:
-        out[:, at["candidates"]] = s.candidates.reshape(B, -1)
+        hot += [at["team_levels"].start + levels[ar, seat],
+                at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]]
+    out[ar[:, None], np.stack(hot, axis=1)] = 1
+    started = np.flatnonzero(s.in_trick > 0)
+    out[started, at["trick_leader"].start + (s.leader[started] - seat[started]) % 4] = 1
+    out[has, at["declaration"].start + s.decl_kind[has].astype(np.int64)] = 1
+    out[:, at["declaration"].start + 3] = np.where(has, s.decl_k / cfg.decks, 0)
+    h = cfg.hand_size
+    scalars = np.empty((B, len(SCALARS)))  # the six one-wide blocks are adjacent (float64 → f32)
+    np.divide(s.captured + s.penalty, 100 * cfg.decks, out=scalars[:, 0])
+    np.divide(s.tricks_done, h, out=scalars[:, 1])
+    np.divide(s.lead_n, h, out=scalars[:, 2])
+    np.divide(s.dealt, 4 * h, out=scalars[:, 3])
+    scalars[:, 4] = (phase == PLAY) & (s.leader == seat) & (s.in_trick == 0)
+    scalars[:, 5] = s.dealer_side[ar, seat]
+    out[:, at["attacker_points"].start:at["dealer_side"].stop] = scalars
+    if "candidates" in at:  # zero unless a failed throw waits for a choice
+        C = np.flatnonzero(s.n_candidates)
+        if C.size:
+            out[C, at["candidates"]] = s.candidates[C].reshape(C.size, -1)
     if "friend_card" in at:
         _observe_friend(cfg, at, s, out, seat)
     return out
@@ -373,26 +377,35 @@ def _observe_friend(cfg, at, s, out, seat):
     out[:, at["attacker_points"].start] = points / (100 * cfg.decks)
 
 
+def _put_rotated(row, block: slice, rows, seat: int) -> None:
+    """``row[block] = rows[(seat + r) % 4 for r in 0..3].ravel()`` with two plain slice copies
+    (``rows``: ``[4, w]`` by absolute seat; a fancy index costs more at this size)."""
+    dst = row[block].reshape(4, -1)
+    k = 4 - seat
+    dst[:k] = rows[seat:]
+    if seat:
+        dst[k:] = rows[:seat]
+
+
 def _observe_one(cfg, at, s, row, seat=None):
     """``observe_batch`` for game 0 of a one-game state, written into ``row`` (zeros)."""
     to_act = int(s.to_act[0])
     seat = max(to_act if seat is None else seat, 0)
-    rel = _REL[seat]
     row[at["hand"]] = s.hands[0, seat]
     if seat == to_act:
         row[at["selection"]] = s.selection[0]
     trick = s.trick[0]
-    row[at["trick"]] = trick[rel].ravel()
+    _put_rotated(row, at["trick"], trick, seat)
     in_trick, leader, dealer, phase = (int(s.in_trick[0]), int(s.leader[0]), int(s.dealer[0]),
                                        int(s.phase[0]))
     if in_trick:
         row[at["trick_leader"].start + (leader - seat) % 4] = 1
-    row[at["played"]] = (s.played[0] + trick)[rel].ravel()
-    row[at["shown"]] = s.shown[0][rel].ravel()
-    row[at["revealed"]] = s.revealed[0][rel].ravel()
+    _put_rotated(row, at["played"], s.played[0] + trick, seat)
+    _put_rotated(row, at["shown"], s.shown[0], seat)
+    _put_rotated(row, at["revealed"], s.revealed[0], seat)
     if dealer == seat and phase >= BURY:
         row[at["kitty"]] = s.kitty[0] if phase > BURY else s.picked_up[0]
-    row[at["voids"]] = s.voids[0][rel].ravel()
+    _put_rotated(row, at["voids"], s.voids[0], seat)
     row[at["level"].start + int(s.level[0])] = 1
     trump = int(s.trump[0])
     row[at["trump"].start + (5 if trump < 0 else trump)] = 1

@@ -102,11 +102,14 @@ def mask_play(eng, s, G, out):
     if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
         out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
         return
-    follow = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
-    if leading.any():
-        lead_ = leading[:, None]
-        follow = (lead_ & _lead_cards(s, G, sel, free, n_sel)) | (~lead_ & follow)
-    out[:, :54] = follow
+    L = np.flatnonzero(leading)
+    if not L.size:
+        out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
+        return
+    F = np.flatnonzero(~leading)  # leaders make about half of the PLAY decisions of random
+    # play: each side on its own rows (the follow rules are the costly part)
+    out[F, :54] = _follow_cards(eng, s, G[F], seats[F], hand[F], sel[F], free[F], n_sel[F])
+    out[L, :54] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
 
 
 def _lead_cards(s, G, sel, free, n_sel):
@@ -123,7 +126,7 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     in_e = s.eff[G] == s.lead_suit[G][:, None]
     held_e = hand * in_e  # (np.where is several times slower on these shapes)
     have = held_e.sum(1, dtype=np.int16)
-    others_left = n - have - (sel * ~in_e).sum(1, dtype=np.int16)
+    others_left = n - have - (n_sel - (sel * in_e).sum(1, dtype=np.int16))
     short = free & (in_e | (others_left > 0)[:, None])
     void = (have == 0)[:, None]
     follow = (void & free) | (~void & short)
@@ -149,7 +152,7 @@ def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
     the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
     (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``)."""
     pair_id = held_e >= 2
-    need_total = np.minimum(pair_id.sum(1), lead_pairs).astype(np.int16)
+    need_total = np.minimum(pair_id.sum(1, dtype=np.int16), lead_pairs).astype(np.int16)
     f = (pair_id & (sel >= 2)).sum(1, dtype=np.int16)
     h = (pair_id & (sel == 1)).sum(1, dtype=np.int16)
 
@@ -401,6 +404,16 @@ def _reveal(s, G, attempted):
     s.revealed[G, leader] = np.maximum(s.revealed[G, leader], attempted)
 
 
+def _unreveal(s, G, seats, play):
+    """Played cards are no longer "revealed and unplayed" (§7.4.1); only the few rows that
+    hold revealed cards are written (uint8 throughout: ``rev - min(rev, play)`` cannot wrap)."""
+    rev = s.revealed[G, seats]
+    R = np.flatnonzero(rev.any(1))
+    if R.size:
+        r = rev[R]
+        s.revealed[G[R], seats[R]] = r - np.minimum(r, play[R])
+
+
 def _charge_penalty(eng, s, G, returned):
     """§7.4.5: the failed throw's penalty, by the cards that go back to the leader's hand."""
     sw = eng.switches
@@ -423,7 +436,7 @@ def set_leads(eng, s, G, lead):
     s.lead_pairs[G] = (lead >= 2).sum(1) if eng.switches.pairs else 0
     s.lead_tractor[G] = _scalar_lead(eng, lead, s.idx[G]) if eng.switches.pairs else False
     s.hands[G, leader] -= lead
-    s.revealed[G, leader] = np.maximum(s.revealed[G, leader].astype(np.int16) - lead, 0)
+    _unreveal(s, G, leader, lead)
     s.trick[G, leader] = lead
     s.selection[G] = 0
     had = G[s.n_candidates[G] > 0]
@@ -459,7 +472,7 @@ def commit_follows(eng, s, G) -> EndedHands | None:
     short = (play * in_e).sum(1, dtype=np.int16) < s.lead_n[G]
     s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
     s.hands[G, seats] -= play
-    s.revealed[G, seats] = np.maximum(s.revealed[G, seats].astype(np.int16) - play, 0)
+    _unreveal(s, G, seats, play)
     s.trick[G, seats] = play
     s.selection[G] = 0
     s.in_trick[G] += 1
@@ -474,7 +487,8 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         return None
     leader = s.leader[G].astype(np.int64)
     seats = (leader[:, None] + np.arange(4)) % 4
-    plays = s.trick[G[:, None], seats]  # (g, 4, 54) in playing order
+    tricks = s.trick[G]  # (g, 4, 54) by seat
+    plays = tricks[np.arange(G.size)[:, None], seats]  # (g, 4, 54) in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
@@ -489,7 +503,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     attackers_won = ~s.dealer_side[G, win_seat]
     s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
     s.points_won[G, win_seat] += pts.astype(np.int16)
-    s.played[G] += s.trick[G]
+    s.played[G] += tricks
     s.last_lead[G] = s.lead[G]
     s.last_winner[G] = win_seat
     s.trick[G] = 0
@@ -497,7 +511,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.lead_n[G] = 0
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
-    over = ~s.hands[G].any((1, 2))
+    over = ~s.hands[G, win_seat].any(1)  # after a trick every hand holds as many cards
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
@@ -527,17 +541,18 @@ def _winners(eng, s, G, plays):
     needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
     and the value is the top pair, or the top card for singles)."""
     eff = s.eff[G][:, None, :]
-    idx = s.idx[G].astype(np.int16)[:, None, :]
+    idx1 = (s.idx[G].view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
     suit = s.lead_suit[G].astype(np.int8)
     n = s.lead_n[G].astype(np.int16)
     n_e = (plays * (eff == suit[:, None, None])).sum(2, dtype=np.int16)
     n_t = (plays * (eff == TRUMP)).sum(2, dtype=np.int16)
     need = s.lead_pairs[G][:, None]
-    pairs = (plays // 2).sum(2) if eng.switches.quads else (plays >= 2).sum(2)  # a quad: 2 pairs
+    paired = plays >= 2
+    pairs = (plays // 2).sum(2) if eng.switches.quads else paired.sum(2)  # a quad: 2 pairs
     matches = pairs >= need
-    top_pair = ((plays >= 2) * (idx + 1)).max(2) - 1  # -1: none
-    top_card = ((plays > 0) * (idx + 1)).max(2) - 1
-    val = np.where(need > 0, top_pair, top_card)
+    # the value: the top pair when the lead holds pairs, else the top card (-1: none)
+    unit = np.where((need > 0)[:, :, None], paired, plays > 0)
+    val = (unit * idx1).max(2).astype(np.int16) - 1
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]
     ruffed = np.zeros(G.size, dtype=bool)

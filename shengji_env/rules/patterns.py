@@ -46,15 +46,14 @@ class Unit:
         return f"Unit(k={self.k}, length={self.length}, top={self.top}, {cards.format(self.counts)!r})"
 
 
-def _suit_layout(suit: int, ctx: TrumpContext) -> list[tuple[int, ...]]:
+def _suit_layout(suit: int, ctx: TrumpContext) -> tuple[tuple[int, ...], ...]:
     """Identities at each position 0..size-1 of an effective suit, each in suit order S,H,C,D."""
-    size = int(ctx.suit_size[suit])
-    return [ctx.position_cards.get((suit, i), ()) for i in range(size)]
-
-
-def _top_identity_suit(unit_counts: np.ndarray, top: int, ctx: TrumpContext) -> int:
-    ids = [c for c in np.flatnonzero(unit_counts) if ctx.order_indices[c] == top]
-    return min(ids)  # ids ascend in suit order S, H, C, D, then jokers
+    layouts = ctx.__dict__.get("_suit_layouts")  # cached on the (frozen) context: built once
+    if layouts is None:
+        layouts = tuple(tuple(ctx.position_cards.get((e, i), ()) for i in range(int(ctx.suit_size[e])))
+                        for e in range(5))
+        ctx.__dict__["_suit_layouts"] = layouts
+    return layouts[suit]
 
 
 def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
@@ -70,8 +69,9 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
         return []
     suit = single_suit(counts, ctx)
     layout = _suit_layout(suit, ctx)
-    rest = counts.astype(np.int64)
-    units: list[Unit] = []
+    order = ctx.order_indices
+    rest = [int(x) for x in counts.tolist()]  # Python ints: element access on arrays is slow
+    found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
     for k in range(ctx.decks, 1, -1):
         while True:
             # identity chosen at each position: the first (suit order) with >= k copies left
@@ -83,23 +83,24 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
                     best_len, best_top = run, i
             if best_len < 2:
                 break
-            unit = np.zeros(NUM_CARDS, dtype=np.uint8)
-            for i in range(best_top - best_len + 1, best_top + 1):
-                unit[pick[i]] = k
-            rest -= unit
-            units.append(Unit(k, best_len, best_top, unit))
-        for c in np.flatnonzero(rest >= k):
+            ids = tuple(pick[i] for i in range(best_top - best_len + 1, best_top + 1))
+            for c in ids:
+                rest[c] -= k
+            found.append((k, best_len, best_top, ids, pick[best_top]))
+        for c in [c for c in range(NUM_CARDS) if rest[c] >= k]:
             while rest[c] >= k:
-                unit = np.zeros(NUM_CARDS, dtype=np.uint8)
-                unit[c] = k
-                rest -= unit
-                units.append(Unit(k, 1, int(ctx.order_indices[c]), unit))
-    for c in np.flatnonzero(rest):
-        for _ in range(int(rest[c])):
-            unit = np.zeros(NUM_CARDS, dtype=np.uint8)
-            unit[c] = 1
-            units.append(Unit(1, 1, int(ctx.order_indices[c]), unit))
-    units.sort(key=lambda u: (-u.k, -u.length, -u.top, _top_identity_suit(u.counts, u.top, ctx)))
+                rest[c] -= k
+                found.append((k, 1, int(order[c]), (c,), c))
+    for c in range(NUM_CARDS):
+        for _ in range(rest[c]):
+            found.append((1, 1, int(order[c]), (c,), c))
+    # one identity per position: the top identity is the one at the top position
+    found.sort(key=lambda u: (-u[0], -u[1], -u[2], u[4]))
+    units = []
+    for k, length, top, ids, _ in found:
+        unit = np.zeros(NUM_CARDS, dtype=np.uint8)
+        unit[list(ids)] = k
+        units.append(Unit(k, length, top, unit))
     return units
 
 

@@ -65,7 +65,7 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     chain unit (length >= 2) is also beaten by any unit of larger k with the same number of
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
-    hand = _u8(hand)
+    hand = _u8(hand).tolist()  # Python ints: element access on arrays is slow
     layout = _suit_layout(suit, ctx)
     if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
         return True
@@ -302,6 +302,15 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
         cost = base[:, None] + (ws <= sel)  # (w, 54)
         return free & is_suit & (cost <= n).any(0)
     req = lead_requirements(lead, ctx)  # once per call, not once per candidate card
+    if ctx.decks == 2 and not (cfg.follow_partial_tractor and req[1]):
+        # what depends only on the hand and the lead once per call, too
+        check = _witness_check(in_suit, n, suit, ctx, req)
+        sel_list = sel.tolist()
+        for c in np.flatnonzero(free & is_suit):
+            trial = list(sel_list)
+            trial[c] += 1
+            out[c] = check(trial)
+        return out
     for c in np.flatnonzero(free & is_suit):
         trial = sel.copy()
         trial[c] += 1
@@ -344,6 +353,35 @@ def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> b
         if size + cost <= n:
             return True
     return False
+
+
+def _witness_check(in_suit, n: int, suit, ctx, req):
+    """``can_complete_follow`` with 2 decks (no partial-tractor option), for one ``in_suit``
+    and lead (``n`` cards, requirements ``req``), as a function of the selection (a list of 54
+    ints): the witnesses' tractor choices are found once."""
+    p_lead, t_lead = req
+    hand = np.asarray(in_suit).tolist()
+    want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
+    want_p = min(pairs(in_suit), p_lead)
+    choices = _tractor_choices(in_suit, suit, tuple(sorted(t_lead, reverse=True)), want_t, ctx)
+    pair_ids = [c for c in range(NUM_CARDS) if hand[c] >= 2]
+
+    def check(selection) -> bool:
+        size = sum(selection)
+        if size > n or any(x > h for x, h in zip(selection, hand)):
+            return False
+        for used in choices:
+            cost = sum(2 - selection[c] for c in used)
+            spare = [2 - selection[c] for c in pair_ids if c not in used]
+            need = want_p - len(used)
+            if need > len(spare):
+                continue
+            cost += sum(sorted(spare)[:need])
+            if size + cost <= n:
+                return True
+        return False
+
+    return check
 
 
 def _tractor_choices(in_suit, suit, lengths: tuple, want: int, ctx):
