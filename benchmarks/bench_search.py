@@ -12,7 +12,9 @@ choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and report
 hands with its 95% Wilson interval. Both print a table and a JSON line. ``eval --part i --parts
 n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one JSON line per
 hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
-gives the win rate and its interval.
+gives the win rate and its interval; ``paired --out F... --base G...`` compares two record sets
+hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent`` options to
+``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N.
 """
 
 from __future__ import annotations
