@@ -12,7 +12,9 @@ choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and report
 hands with its 95% Wilson interval. Both print a table and a JSON line. ``eval --part i --parts
 n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one JSON line per
 hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
-gives the win rate and its interval.
+gives the win rate and its interval; ``paired --out F... --base G...`` compares two record sets
+hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent`` options to
+``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ from shengji_env.rules.actions import Phase  # noqa: E402
 from shengji_env.rules.game import Game  # noqa: E402
 
 
-def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0) -> dict:
+def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
+                   options: dict | None = None) -> dict:
     rules = Rules()
-    agent = PIMCAgent(rules, worlds=worlds, recheck=worlds, candidates=candidates, seed=seed)
+    agent = PIMCAgent(rules, **{"worlds": worlds, "recheck": worlds, "candidates": candidates,
+                                "seed": seed, **(options or {})})
     heur = HeuristicAgent(rules)
     cpu, wall = [], []
     for h in range(hands):
@@ -66,12 +70,14 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0) -> d
             "rollouts_per_cpu_s": st["rollouts"] / st["rollout_cpu_s"]}
 
 
-def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0) -> list[dict]:
+def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0,
+          options: dict | None = None) -> list[dict]:
     rules = Rules()
     deal_set = Deals.generate(deals, rules, seed=seed)
     out = []
     for w in worlds_list:
-        agent = PIMCAgent(rules, worlds=w, recheck=w, candidates=candidates, seed=seed)
+        agent = PIMCAgent(rules, **{"worlds": w, "recheck": w, "candidates": candidates,
+                                    "seed": seed, **(options or {})})
         start = time.perf_counter()
         rec = play_deals((agent, HeuristicAgent(rules)), deal_set, rules, seed=seed,
                          workers=workers)
@@ -86,14 +92,29 @@ def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0)
     return out
 
 
-def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0) -> None:
+def agent_options(pairs: list[str]) -> dict:
+    """``PIMCAgent`` keywords from ``--set key=value`` strings (numbers parsed)."""
+    out = {}
+    for pair in pairs or []:
+        k, v = pair.split("=", 1)
+        for cast in (int, float, str):
+            try:
+                out[k] = cast(v)
+                break
+            except ValueError:
+                pass
+    return out
+
+
+def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0, stop: int | None = None,
+              options: dict | None = None) -> None:
     """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings,
     as ``shengji-eval``: the agents are deterministic, so the hands are the same) and append one
     JSON line per hand to ``out`` as it ends — a run that is stopped keeps what it played."""
     rules = Rules()
     deal_set = Deals.generate(deals, rules, seed=seed)
-    agent, heur = PIMCAgent(rules, seed=seed), HeuristicAgent(rules)
-    for i in range(part, deals, parts):
+    agent, heur = PIMCAgent(rules, seed=seed, **(options or {})), HeuristicAgent(rules)
+    for i in range(part, deals if stop is None else min(stop, deals), parts):
         one = Deals(deal_set.decks[i:i + 1], deal_set.first_drawers[i:i + 1], seed=seed)
         rec = play_deals((agent, heur), one, rules, seed=seed)
         with open(out, "a") as f:
@@ -114,10 +135,28 @@ def eval_summary(paths: list[str]) -> dict:
             "mean_reward": float(reward.mean()) if rows else None}
 
 
+def eval_paired(new: list[str], base: list[str]) -> dict:
+    """Hands played by both record sets (same deal, same seats): wins of each, and the
+    discordant hands (won by one setting, lost by the other) that carry the difference."""
+    def load(paths):
+        return {(r["deal"], r["a_seats"]): r["a_reward"] > 0
+                for p in paths for r in map(json.loads, filter(str.strip, open(p)))}
+    a, b = load(new), load(base)
+    both = sorted(set(a) & set(b))
+    gain = sum(a[k] and not b[k] for k in both)
+    loss = sum(b[k] and not a[k] for k in both)
+    return {"hands": len(both), "new_wins": sum(a[k] for k in both),
+            "base_wins": sum(b[k] for k in both), "new_only": gain, "base_only": loss,
+            "diff": (gain - loss) / max(1, len(both)),
+            "diff_se": float(np.sqrt(gain + loss - (gain - loss) ** 2 / max(1, len(both))))
+            / max(1, len(both))}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=("time", "curve", "eval", "summary"))
+    p.add_argument("mode", choices=("time", "curve", "eval", "summary", "paired"))
     p.add_argument("--part", type=int, default=0)
+    p.add_argument("--base", nargs="+", default=None, help="paired: the records to compare with")
     p.add_argument("--parts", type=int, default=1)
     p.add_argument("--out", nargs="+", default=["/tmp/pimc_eval.jsonl"])
     p.add_argument("--hands", type=int, default=4)
@@ -126,10 +165,14 @@ def main(argv=None) -> int:
     p.add_argument("--candidates", type=int, default=5)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--stop", type=int, default=None, help="eval: play deals below this only")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="PIMCAgent options (eval, time, curve), e.g. --set value=soft z=1")
     args = p.parse_args(argv)
+    opts = agent_options(args.set)
     if args.mode == "time":
         for w in args.worlds or [12]:
-            r = time_decisions(w, args.candidates, args.hands, args.seed)
+            r = time_decisions(w, args.candidates, args.hands, args.seed, opts)
             print(f"worlds {w:3d} × candidates {args.candidates}: {r['searched']} searched "
                   f"decisions, CPU median {1e3 * r['cpu_median_s']:.0f} ms (p90 "
                   f"{1e3 * r['cpu_p90_s']:.0f}), wall median {1e3 * r['wall_median_s']:.0f} ms, "
@@ -138,12 +181,14 @@ def main(argv=None) -> int:
                   f"({r['rollouts_per_s']:.0f} per wall second)")
             print(json.dumps(r))
     elif args.mode == "eval":
-        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed)
+        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts)
+    elif args.mode == "paired":
+        print(json.dumps(eval_paired(args.out, args.base)))
     elif args.mode == "summary":
         print(json.dumps(eval_summary(args.out)))
     else:
         print(json.dumps(curve(args.worlds or [4, 8, 12, 24], args.deals, args.workers,
-                               args.candidates, args.seed)))
+                               args.candidates, args.seed, opts)))
     return 0
 
 

@@ -288,3 +288,22 @@ def test_seeded_decision_is_reproducible():
         runs.append(out)
     assert runs[0] == runs[1]
     assert any(v is not None for _, v in runs[0])
+
+
+def test_value_options_agree_with_the_hand_won():
+    """``"win"`` and ``"soft"`` scores are positive exactly for a hand won (level reward > 0):
+    the take-over threshold is 2 level steps of attacker points, seen from either side."""
+    cfg = Rules()
+    step = cfg.level_step
+    rows = []
+    for side in (1.0, -1.0):  # +1: seat 0 attacks; -1: seat 0 is the dealer side
+        for p in (0, 5, 2 * step - 5, 2 * step, 2 * step + 5, 4 * step):
+            won_by_attackers = p >= 2 * step
+            reward = (1.0 if won_by_attackers else -1.0) * side
+            rows.append((reward, side * p, side))
+    v = np.array(rows)
+    for value in ("win", "soft"):
+        agent = PIMCAgent(cfg, value=value, points_weight=0.0)
+        assert ((agent._value(v) > 0) == (v[:, 0] > 0)).all(), value
+    with pytest.raises(ValueError):
+        PIMCAgent(cfg, value="nope")

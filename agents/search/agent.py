@@ -80,7 +80,8 @@ class PIMCAgent(BasePolicy):
                  rollout: str = "net", seed: int | None = 0, time_ms: float | None = None,
                  follow_cap: int = 64, max_worlds: int = 256, prior_weights: str | None = None,
                  sampler: WorldSampler | None = None, threads: int | None = 1,
-                 recheck: int = 12, z: float = 0.5, points_weight: float = 0.25):
+                 recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
+                 value: str = "levels"):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -92,6 +93,9 @@ class PIMCAgent(BasePolicy):
         self.time_ms = None if time_ms is None else float(time_ms)
         self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
         self.recheck, self.z, self.points_weight = int(recheck), float(z), float(points_weight)
+        if value not in ("levels", "win", "soft"):
+            raise ValueError(f"value={value!r}; expected 'levels', 'win' or 'soft'")
+        self.value = value
         self._step = float(self.rules.level_step)
         self.threads = threads
         if threads:  # one core per agent: small batches gain nothing from more threads
@@ -222,8 +226,7 @@ class PIMCAgent(BasePolicy):
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
-            values = values.reshape(W, K, 2)
-            rounds.append(values[..., 0] + self.points_weight * values[..., 1] / self._step)
+            rounds.append(self._value(values.reshape(W, K, 3)))
             used = sum(len(r) for r in rounds)
             if (start is None or self.time_ms is None or used >= self.max_worlds
                     or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
@@ -233,6 +236,19 @@ class PIMCAgent(BasePolicy):
             S = world_states(self.plan_engine, view, hands, kitty)
         score = np.concatenate(rounds)
         return score, len(score)
+
+    def _value(self, v: np.ndarray) -> np.ndarray:
+        """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side
+        points, side) under the ``value`` option: ``"levels"``: level reward + ``points_weight``
+        × side points / level step; ``"win"``: ±1 for the hand won or lost + the same points
+        term; ``"soft"``: ``tanh(margin / (level step / 2))``, the margin being the side's
+        points past the take-over threshold (2 level steps; a smooth hand-won indicator)."""
+        reward, pts, side = v[..., 0], v[..., 1], v[..., 2]
+        if self.value == "soft":
+            margin = pts - side * (2 * self._step - 0.5)
+            return np.tanh(margin / (self._step / 2))
+        base = np.sign(reward) if self.value == "win" else reward
+        return base + self.points_weight * pts / self._step
 
     def _incumbent(self, cands) -> int:
         """Index of the play the search must beat to deviate from: HeuristicAgent's (the

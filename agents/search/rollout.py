@@ -108,8 +108,9 @@ def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy) -> tuple[np
     ``plan_engine``: an ``Engine`` with ``auto_forced=False`` (a planned card must not be
     skipped); ``roll_engine``: the same rules with ``auto_forced=True``; ``plans``:
     ``int64[B, L]`` — each game's planned actions (cards, then ``END`` for a lead), padded with
-    -1. Returns ``values float64[B, 2]`` — seat 0's reward (levels) and its side's points
-    (attackers' points, negated for the dealer side) — and counters (``steps``,
+    -1. Returns ``values float64[B, 3]`` — seat 0's reward (levels), its side's points
+    (attackers' points, negated for the dealer side) and its side (+1 attacking, -1 the dealer
+    side) — and counters (``steps``,
     ``decisions``)."""
     B = s.num_games
     reward = np.zeros(B, dtype=np.float64)
@@ -132,7 +133,7 @@ def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy) -> tuple[np
         steps += 1
         decisions += int((~s.done).sum())
     side = np.where(s.dealer_side[:, 0], -1.0, 1.0)  # seat 0 attacks: more points are better
-    values = np.stack([reward, side * s.attacker_points], axis=1)
+    values = np.stack([reward, side * s.attacker_points, side], axis=1)
     return values, {"steps": steps, "decisions": decisions}
 
 
