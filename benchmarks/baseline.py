@@ -160,6 +160,19 @@ def compare(script: Path, rev: str, sizes: list[int], repeats: int, opts: list[s
                              "shengji_env": str(root / imported["working_tree"])}}
 
 
+def compare_or_exit(script: Path, rev: str, sizes: list[int], repeats: int, opts: list[str]) -> dict:
+    """``compare`` for a benchmark's command line: an error or Ctrl-C ends the process with one
+    line naming the script (status ``BaselineError.status`` or 130), never a traceback."""
+    try:
+        return compare(script, rev, sizes, repeats, opts)
+    except BaselineError as err:
+        print(f"{script.name}: {err}", file=sys.stderr)
+        sys.exit(err.status)
+    except KeyboardInterrupt:
+        print(f"{script.name}: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
 def format_table(res: dict) -> str:
     base, wt = res["baseline"], res["working_tree"]
     lines = [f"baseline     {base['rev']} = {base['commit'][:12]}  (temporary checkout, removed)",

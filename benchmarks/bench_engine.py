@@ -117,14 +117,7 @@ def compare(args) -> dict:
         print("bench_engine.py: --baseline times one deck count; give one --decks", file=sys.stderr)
         sys.exit(2)
     opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks[0])]
-    try:
-        res = baseline.compare(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
-    except baseline.BaselineError as err:
-        print(f"bench_engine.py: {err}", file=sys.stderr)
-        sys.exit(err.status)
-    except KeyboardInterrupt:
-        print("bench_engine.py: interrupted", file=sys.stderr)
-        sys.exit(130)
+    res = baseline.compare_or_exit(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
     print(baseline.format_table(res))
     return {**res, "decks": args.decks[0], "steps": args.steps, "warmup": args.warmup}
 

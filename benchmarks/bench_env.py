@@ -113,14 +113,7 @@ def compare(args) -> dict:
     import baseline
 
     opts = ["--seconds", str(args.seconds), "--decks", str(args.decks)]
-    try:
-        res = baseline.compare(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
-    except baseline.BaselineError as err:
-        print(f"bench_env.py: {err}", file=sys.stderr)
-        sys.exit(err.status)
-    except KeyboardInterrupt:
-        print("bench_env.py: interrupted", file=sys.stderr)
-        sys.exit(130)
+    res = baseline.compare_or_exit(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
     print("size 1: the AEC loop; size B > 1: VecEnv at batch B")
     print(baseline.format_table(res))
     return {**res, "decks": args.decks, "seconds": args.seconds}

@@ -340,19 +340,7 @@ def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> b
         # rare option: the simple, exhaustive way
         return any((x >= selection).all() for x in submultisets(in_suit, n)
                    if _structure_ok(in_suit, lead, x, suit, ctx, cfg))
-    want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
-    want_p = min(pairs(in_suit), p_lead)
-    size = int(selection.sum())
-    for used in _tractor_choices(in_suit, suit, tuple(sorted(t_lead, reverse=True)), want_t, ctx):
-        cost = sum(2 - int(selection[c]) for c in used)
-        spare = [2 - int(selection[c]) for c in np.flatnonzero(in_suit >= 2) if c not in used]
-        need = want_p - len(used)
-        if need > len(spare):
-            continue
-        cost += sum(sorted(spare)[:need])
-        if size + cost <= n:
-            return True
-    return False
+    return _witness_check(in_suit, n, suit, ctx, (p_lead, t_lead))(np.asarray(selection).tolist())
 
 
 def _witness_check(in_suit, n: int, suit, ctx, req):
