@@ -68,11 +68,14 @@ class AgentSpec:
         return self.name + "?" + "&".join(f"{k}={v}" for k, v in self.options.items())
 
 
-def parse(spec: str) -> AgentSpec:
-    """Split ``NAME?KEY=VALUE&...`` into name and typed options; ``ValueError`` on bad syntax."""
+def parse(spec: str, paths: bool = True) -> AgentSpec:
+    """Split ``NAME?KEY=VALUE&...`` into name and typed options; ``ValueError`` on bad syntax.
+
+    ``paths=False``: never look at the file system (an existing path holding ``?`` is split like
+    any spec), so the answer says nothing about which files exist — for untrusted callers."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r}: expected a name such as 'heuristic'")
-    if Path(spec).exists():  # a path that happens to hold '?' is still a path
+    if paths and Path(spec).exists():  # a path that happens to hold '?' is still a path
         return AgentSpec(spec)
     name, sep, query = spec.partition("?")
     options = {}

@@ -6,6 +6,7 @@ a whole hand is played over the WebSocket and replayed through the API.
 """
 
 import json
+import re
 import time
 
 import pytest
@@ -284,6 +285,12 @@ def test_agent_specs_the_page_may_not_ask_for(tmp_path):
     for spec, words in refused.items():
         with pytest.raises(ValueError, match=words.replace("-", "\\-")):
             strict.check(spec)
+    # the page does not learn whether a file exists: an existing path holding '?' is split
+    # like any spec (before, it was kept whole and the error quoted it whole)
+    (tmp_path / "outside" / "a?b=1").mkdir()
+    for held in ("a", "c"):  # outside/a?b=1 exists, outside/c?b=1 does not
+        with pytest.raises(ValueError, match=re.escape(f"unknown agent '{tmp_path / 'outside' / held}'")):
+            strict.check(str(tmp_path / "outside" / f"{held}?b=1"))
     trusting = SpecPolicy((runs,), allow_import=True)
     spec = "agents.baselines.random:RandomAgent"
     assert trusting.check(spec) == spec

@@ -33,7 +33,7 @@ class SpecPolicy:
     def check(self, spec: str) -> str:
         """The spec to hand to ``agents.specs.resolve`` (a checkpoint made a full path), or
         ``ValueError`` saying why the page may not ask for it."""
-        parsed = parse(spec)
+        parsed = parse(spec, paths=False)  # the page must not learn which files exist
         name, options = parsed.name, parsed.options
         if not self.allow_import:
             for key, value in options.items():
