@@ -4,6 +4,7 @@
     python benchmarks/bench_learners.py --learners dmc --updates 3 --num-envs 32
     python benchmarks/bench_learners.py --compare --minutes 60          # the 1-hour comparison
     python benchmarks/bench_learners.py --compare --minutes 60 --learners ppo_pi
+    python benchmarks/bench_learners.py --combine          # the table and plot from finished runs
 
 **Throughput.** Each learner of ``LEARNERS`` is built as ``train.py`` builds it (its config's
 stage, ``--num-envs`` games) and runs one warm-up update, then ``--updates`` timed ones. For each:
@@ -19,7 +20,12 @@ and the update. The load average is printed: the machine is shared.
 updates on the same fixed duplicate deals (``eval.seed`` fixed: 100 deals = 200 hands against
 RandomAgent and 200 against HeuristicAgent); each run writes
 ``benchmarks/results/compare_<learner>.{csv,json,png}`` and the learners together
-``benchmarks/results/compare_learners.{csv,png}``. One learner runs at a time.
+``benchmarks/results/compare_learners.{csv,png}``. One learner runs at a time; to share the
+machine, start one process per learner (``--learners NAME``, e.g. each pinned to its own core
+with ``taskset -c K``) and write the combined table afterwards with ``--combine``, which reads
+every ``compare_<learner>.json`` in ``--results``. The plot has one column per opponent, the
+win rate against wall-clock minutes (top) and the run's CPU minutes (bottom: the fairer clock
+when the runs did not get the same share of the machine).
 """
 
 from __future__ import annotations
@@ -175,7 +181,8 @@ def write_comparison(summaries: dict, out: Path) -> None:
 
     with open(out.with_suffix(".csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["learner", "opponent", "kind", "elapsed_min", "update", "hands_trained",
+        w.writerow(["learner", "opponent", "kind", "elapsed_min", "cpu_min", "update",
+                    "hands_trained",
                     "eval_hands", "win_rate", "ci_low", "ci_high"])
         for name, s in summaries.items():
             for opp, data in s["opponents"].items():
@@ -183,22 +190,27 @@ def write_comparison(summaries: dict, out: Path) -> None:
                 for r in ([periodic[-1]] if periodic else []) + \
                         ([data["final"]] if data["final"] else []):
                     w.writerow([name, opp, r["kind"], f"{float(r['elapsed_s']) / 60:.1f}",
-                                r["update"], r["hands"], r.get("eval_hands", ""),
+                                f"{float(r['cpu_s']) / 60:.1f}", r["update"], r["hands"],
+                                r.get("eval_hands", ""),
                                 f"{float(r['win_rate']):.4f}", f"{float(r['ci_low']):.4f}",
                                 f"{float(r['ci_high']):.4f}"])
     opponents = sorted({o for s in summaries.values() for o in s["opponents"]})
-    fig, axes = plt.subplots(1, len(opponents), figsize=(6 * len(opponents), 4), squeeze=False)
-    for ax, opp in zip(axes[0], opponents):
-        for name, s in summaries.items():
-            c = [r for r in s["opponents"].get(opp, {}).get("curve", [])
-                 if r["kind"] == "periodic"]
-            x = [r["elapsed_s"] / 60 for r in c]
-            ax.plot(x, [r["win_rate"] for r in c], marker="o", ms=3, label=name)
-            ax.fill_between(x, [r["ci_low"] for r in c], [r["ci_high"] for r in c], alpha=0.15)
-        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-        ax.set(xlabel="wall-clock minutes (2 CPU cores)", ylabel="hand win rate (duplicate deals)",
-               ylim=(0, 1), title=f"vs {opp}")
-        ax.legend()
+    fig, axes = plt.subplots(2, len(opponents), figsize=(6 * len(opponents), 8),
+                             squeeze=False)
+    for row, (clock, label) in enumerate((("elapsed_s", "wall-clock minutes"),
+                                          ("cpu_s", "CPU minutes of the run"))):
+        for ax, opp in zip(axes[row], opponents):
+            for name, s in summaries.items():
+                c = [r for r in s["opponents"].get(opp, {}).get("curve", [])
+                     if r["kind"] == "periodic"]
+                x = [r[clock] / 60 for r in c]
+                ax.plot(x, [r["win_rate"] for r in c], marker="o", ms=3, label=name)
+                ax.fill_between(x, [r["ci_low"] for r in c], [r["ci_high"] for r in c],
+                                alpha=0.15)
+            ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+            ax.set(xlabel=label, ylabel="hand win rate (duplicate deals)", ylim=(0, 1),
+                   title=f"vs {opp}")
+            ax.legend()
     fig.tight_layout()
     fig.savefig(out.with_suffix(".png"), dpi=120)
     print(f"wrote {out.with_suffix('.csv')} and {out.with_suffix('.png')}")
@@ -212,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--updates", type=int, default=2, help="timed updates per learner")
     p.add_argument("--compare", action="store_true", help="train each learner for --minutes "
                    "and write the learning curves instead")
+    p.add_argument("--combine", action="store_true", help="write compare_learners.{csv,png} "
+                   "from the compare_<learner>.json files already in --results")
     p.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget per learner")
     p.add_argument("--run-root", default="runs", help="where train.py creates the run folders")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -224,6 +238,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in LEARNERS]
     if unknown:
         p.error(f"unknown learner(s) {unknown}; expected {', '.join(LEARNERS)}")
+    if args.combine:
+        results = Path(args.results)
+        found = {n: results / f"compare_{n}.json" for n in names}
+        summaries = {n: json.loads(f.read_text()) for n, f in found.items() if f.exists()}
+        if not summaries:
+            p.error(f"no compare_<learner>.json for {', '.join(names)} in {results}")
+        write_comparison(summaries, results / "compare_learners")
+        return 0
     if args.compare:
         compare(names, args.minutes, args.run_root, args.set, Path(args.results))
         return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ def test_every_learner_of_the_table_builds_from_its_config():
 
 def test_the_comparison_table_has_the_last_periodic_and_the_final_row(tmp_path):
     def curve(rate):
-        rows = [{"kind": "periodic", "elapsed_s": 60.0 * i, "update": i, "hands": 10 * i,
+        rows = [{"kind": "periodic", "elapsed_s": 60.0 * i, "cpu_s": 50.0 * i, "update": i, "hands": 10 * i,
                  "eval_hands": 200, "win_rate": rate * i, "ci_low": 0.0, "ci_high": 1.0}
                 for i in (1, 2)]
         final = {**rows[-1], "kind": "final", "eval_hands": 400}
@@ -46,4 +47,11 @@ def test_the_comparison_table_has_the_last_periodic_and_the_final_row(tmp_path):
     assert len(rows) == 2 * 2 * 2
     dmc = [r for r in rows if r["learner"] == "dmc" and r["opponent"] == "random"]
     assert [r["kind"] for r in dmc] == ["periodic", "final"] and dmc[0]["win_rate"] == "0.8000"
+    assert dmc[0]["cpu_min"] == "1.7"
     assert (tmp_path / "cmp.png").stat().st_size > 0
+    # --combine: the table from the runs' own summaries, written one process per learner
+    for name, summary in summaries.items():
+        (tmp_path / f"compare_{name}.json").write_text(json.dumps(summary))
+    assert bench.main(["--combine", "--results", str(tmp_path)]) == 0
+    combined = list(csv.DictReader(open(tmp_path / "compare_learners.csv")))
+    assert {r["learner"] for r in combined} == {"ppo", "dmc"} and len(combined) == 8
