@@ -364,3 +364,26 @@ def test_agrees_with_reference_with_three_and_four_decks(decks):
 def test_agrees_many_hands_three_and_four_decks(decks):
     _, _, stats = play_both_ff(FF.replace(decks=decks), seed=7000, n=300)
     assert stats["hands"] == 300
+
+
+def test_training_evaluation_scores_find_friends_by_seat_hands():
+    """train.py's evaluation under find-friends rules is the find-friends metric (seat-hands on
+    the winning side, seats rotated), not a seat-parity "team" that does not exist there."""
+    from types import SimpleNamespace
+
+    from agents import HeuristicAgent, RandomAgent
+    from agents.eval import Deals
+    from agents.eval.arena import friend_win_share
+    from agents.learners import runs
+
+    deals = Deals.generate(4, FF, seed=3)
+    heur, rand = HeuristicAgent(FF), RandomAgent(FF)
+    got = runs.evaluate_against(heur, {"random": rand}, {"random": deals}, FF, seed=5)["random"]
+    share = friend_win_share((heur, rand), deals, FF, seed=5)
+    assert got["hands"] == 16 == share.a_seat_hands
+    assert got["win_rate"] == share.a_share and got["win_rate_ci"] == list(share.a_ci)
+    assert share.a_rewards.shape == (16,) and got["wins"] == int((share.a_rewards > 0).sum())
+    assert got["mean_reward"] == pytest.approx(share.a_rewards.mean())
+    cfg = SimpleNamespace(rules={"partnership": "FIND_FRIEND"},
+                          eval=SimpleNamespace(sample=False, final_deals=4))
+    assert "seat-hands" in runs.format_table({"random": got}, cfg, "run")

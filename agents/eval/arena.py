@@ -27,7 +27,7 @@ with ``b_share`` (the other agent's share of the same hands) and with equal-agen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -344,13 +344,15 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0,
 class FriendShare:
     """Find-friends strength (module docstring): ``a_share`` of A's ``a_seat_hands`` seat-hands
     on the winning side, with its 95% Wilson interval ``a_ci``; ``b_share`` for B on the same
-    hands; ``hands`` played."""
+    hands; ``hands`` played; ``a_rewards``: A's reward in each of its seat-hands
+    (``float64[a_seat_hands]``, its side's reward, RULES.md §10.6)."""
 
     a_share: float
     a_ci: tuple[float, float]
     b_share: float
     a_seat_hands: int
     hands: int
+    a_rewards: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
 
 def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
@@ -388,7 +390,8 @@ def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
     won = total > 0
     a_wins, a_n = int(won[a_seat].sum()), int(a_seat.sum())
     return FriendShare(a_share=a_wins / a_n, a_ci=wilson(a_wins, a_n),
-                       b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n)
+                       b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n,
+                       a_rewards=total[a_seat])
 
 
 def _play_lockstep(eng, s, policies, a_acts, rng) -> np.ndarray:

@@ -21,9 +21,28 @@ CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s",
 
 
 def evaluate_against(policy, opponents: dict, deals: dict, rules, seed: int) -> dict:
-    """Play ``policy`` against each opponent on its fixed duplicate deals → summaries by name."""
-    from ..eval import play_deals, summarize
+    """Play ``policy`` against each opponent on its fixed duplicate deals → summaries by name
+    (``eval.stats.summarize``: ``hands``, ``win_rate``, ``win_rate_ci``, ``mean_reward``, …).
 
+    Find-friends rules have no fixed teams, so "the policy's team won" means nothing there: the
+    summary is the find-friends metric instead (``eval.arena.friend_win_share``, the policy in one
+    seat and the opponent in three, each deal played four times with the seats rotated):
+    ``hands`` counts the policy's seat-hands, ``win_rate`` is the share of them on the winning
+    side and ``mean_reward`` the policy's mean per-seat reward."""
+    from ..eval import play_deals, summarize
+    from ..eval.arena import friend_win_share
+    from ..eval.stats import mean_ci
+
+    if rules.partnership == "FIND_FRIEND":
+        out = {}
+        for name, d in deals.items():
+            share = friend_win_share((policy, opponents[name]), d, rules, seed=seed)
+            reward = mean_ci(share.a_rewards)
+            out[name] = {"hands": share.a_seat_hands, "deals": len(d),
+                         "wins": round(share.a_share * share.a_seat_hands),
+                         "win_rate": share.a_share, "win_rate_ci": list(share.a_ci),
+                         "mean_reward": reward[0], "mean_reward_ci": [reward[1], reward[2]]}
+        return out
     return {name: summarize(play_deals((policy, opponents[name]), d, rules, seed=seed))
             for name, d in deals.items()}
 
@@ -53,8 +72,12 @@ def flatten(d: dict, prefix: str = "") -> dict:
 
 def format_table(results: dict, cfg, run_dir: Path) -> str:
     """The final evaluation as a small text table."""
+    find_friends = cfg.rules.get("partnership") == "FIND_FRIEND"  # as Rules(**cfg.rules) reads it
     lines = [(f"\nfinal evaluation of {run_dir} ({'sampled' if cfg.eval.sample else 'greedy'} "
-              f"policy), {cfg.eval.final_deals} duplicate deals per opponent (teams swapped)"),
+              f"policy), {cfg.eval.final_deals} duplicate deals per opponent "
+              + ("(seats rotated; find-friends: hands are the policy's seat-hands, the win rate "
+                 "their share on the winning side)" if find_friends
+                 else "(teams swapped)")),
              f"{'opponent':<11}{'hands':>6}  {'win rate':>8}  {'95% CI':<17}{'mean reward':>12}"]
     for name, s in results.items():
         lo, hi = s["win_rate_ci"]
