@@ -71,6 +71,8 @@ def train(cfg, run_dir: Path, resume: dict | None = None) -> dict:
         return PolicyValueNet(rules, **net_spec)
 
     net = make_net()  # on the CPU: rollouts
+    if resume is None and cfg.model.init:  # a warm start from another run's network
+        net.load_state_dict(runs.init_weights(cfg, rules))
     device = train_config.torch_device(dev)
     learn_net = net if device == "cpu" else make_net().to(device)  # updates (same weights)
     if learn_net is not net:

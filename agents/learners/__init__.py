@@ -6,7 +6,8 @@
 * ``nets`` (``PolicyValueNet``), ``pool`` (opponent pool);
 * ``ppo`` (``PPOLearner``: self-play PPO; ``critic`` its perfect-information critic),
   ``imitation`` (``ImitationLearner``: behaviour cloning with DAgger), ``dmc`` (``DMCLearner``:
-  Deep Monte-Carlo over whole plays; ``play_q`` its Q head, action features and greedy policy);
+  Deep Monte-Carlo over whole plays; ``play_q`` its Q head, action features and greedy policy),
+  ``expert`` (``ExpertIterationLearner``: distils the search agent's plays and values);
 * ``config`` — the trainer's config sections; ``runs`` — the run folder's logs and table;
 * ``distributed`` — rollout workers on Ray (``distributed.workers``).
 
@@ -30,10 +31,12 @@ LEARNERS: dict[str, type] = {}
 def _builtin() -> dict[str, type]:
     if not LEARNERS:  # imported lazily: these modules import torch
         from .dmc import DMCLearner
+        from .expert import ExpertIterationLearner
         from .imitation import ImitationLearner
         from .ppo import PPOLearner
 
-        LEARNERS.update({"ppo": PPOLearner, "imitation": ImitationLearner, "dmc": DMCLearner})
+        LEARNERS.update({"ppo": PPOLearner, "imitation": ImitationLearner, "dmc": DMCLearner,
+                         "expert_iteration": ExpertIterationLearner})
     return LEARNERS
 
 

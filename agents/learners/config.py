@@ -61,6 +61,10 @@ class ModelSection:
     blocks: int = option(1, "residual MLP blocks after the input layer", minimum=0)
     card_head: int = option(0, "width of the per-card head (agents.learners.nets); 0 = off",
                             minimum=0)
+    init: str = option("", "start from the network of this checkpoint file or run folder "
+                       "(e.g. agents/search/weights/rollout.pt); its shape must equal this "
+                       "section's and its rules' layout these rules'; '' = random weights. "
+                       "Ignored on --resume (the checkpoint holds the weights)")
 
 
 @dataclass

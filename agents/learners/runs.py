@@ -13,7 +13,7 @@ import numpy as np
 from ..config import ConfigError
 
 __all__ = ["CSV_HEADER", "check_runnable", "csv_row_ok", "evaluate_against", "finished",
-           "fit_bar_to_time_limit", "flatten", "format_table", "log_workers",
+           "fit_bar_to_time_limit", "flatten", "format_table", "init_weights", "log_workers",
            "new_run_dir", "trim_eval_csv"]
 
 CSV_HEADER = ["update", "global_step", "hands", "elapsed_s", "cpu_s", "train_s", "opponent",
@@ -45,6 +45,26 @@ def evaluate_against(policy, opponents: dict, deals: dict, rules, seed: int) -> 
         return out
     return {name: summarize(play_deals((policy, opponents[name]), d, rules, seed=seed))
             for name, d in deals.items()}
+
+
+def init_weights(cfg, rules) -> dict:
+    """The network weights ``model.init`` names (a checkpoint file or run folder), checked to fit
+    the config's model and rules; ``ConfigError`` says what does not."""
+    from agents.checkpoint import load_checkpoint, net_from_checkpoint
+
+    where = f"model.init={cfg.model.init!r}"
+    try:
+        ckpt = load_checkpoint(cfg.model.init)
+        net = net_from_checkpoint(ckpt, rules)
+    except (ValueError, FileNotFoundError, OSError, KeyError) as e:
+        raise ConfigError(f"{where}: {e}") from None
+    want = {"hidden": cfg.model.hidden, "blocks": cfg.model.blocks,
+            "card_head": cfg.model.card_head}
+    if net.spec() != want:
+        raise ConfigError(f"{where}: its network is {net.spec()}, the config's model is {want}; "
+                          "set the model section to the checkpoint's shape (e.g. --set "
+                          f"model.hidden={net.spec()['hidden']})")
+    return net.state_dict()
 
 
 def log_workers(writer, perf: dict, global_step: int) -> None:
@@ -162,7 +182,18 @@ def check_runnable(cfg, resume: dict | None) -> None:
             resolve(spec, rules)
         except (ValueError, TypeError, OSError) as e:
             raise ConfigError(f"eval.opponents: {e}") from None
+    from agents.learners import learner_class
+
+    for stage in cfg.learner:  # a learner's own agents (a search, an opponent) for these rules
+        check = getattr(learner_class(stage.name), "check_runnable", None)
+        if check is not None:
+            try:
+                check(stage.options, rules)
+            except (ValueError, TypeError, OSError) as e:
+                raise ConfigError(f"learner.{stage.name}: {e}") from None
     if resume is None:
+        if cfg.model.init:
+            init_weights(cfg, rules)
         return
     import torch
 
@@ -170,8 +201,6 @@ def check_runnable(cfg, resume: dict | None) -> None:
 
     spec = {"hidden": cfg.model.hidden, "blocks": cfg.model.blocks,
             "card_head": cfg.model.card_head}
-    from agents.learners import learner_class
-
     net = PolicyValueNet(rules, **spec)
     optimizer = torch.optim.Adam(net.parameters(), eps=1e-5)
     for stage in cfg.learner:  # what the learners add (a head, say), as train() builds it

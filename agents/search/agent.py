@@ -25,6 +25,15 @@ The plan is made at the first card of a play and emitted one card per call (the 
 block, as ``HeuristicAgent`` does). Declaring, the bury and choosing a failed throw's unit are
 ``HeuristicAgent``'s. With one world and one candidate it plays the rollout policy's play.
 
+**The search record** (public; for tools and for learning from the search, e.g.
+``agents.learners.expert``): after every ``act`` call ``last_search`` is the ``SearchRecord`` of
+the search that call ran, or ``None`` when it ran none (a later card of a planned play,
+declaring, the bury); ``last`` is the most recent record. A record holds the candidate whole
+plays, their mean scores over the selection worlds (what chose the best), over every world
+played, the raw rollout outcomes, the chosen play and the recheck's verdict. Recording changes
+no decision (tested). ``act_with_options`` gives, like ``HeuristicAgent``'s, every action that
+makes the agent's play (the plan's remaining cards in any order), the targets of imitation.
+
 Determinism: with ``seed`` set (default 0) a decision is a pure function of (seed, observation):
 its random stream is ``default_rng([seed, crc32(observation)])``; ``seed=None`` draws from the
 ``rng`` passed to ``act``. ``time_ms`` (optional) adds worlds in rounds of ``worlds`` while
@@ -36,6 +45,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -52,7 +62,39 @@ from shengji_env.rules.actions import END, Phase
 from .rollout import NetRollout, PolicyRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
-__all__ = ["PIMCAgent"]
+__all__ = ["PIMCAgent", "SearchRecord"]
+
+
+@dataclass
+class SearchRecord:
+    """One search of ``PIMCAgent`` (its ``last`` / ``last_search``).
+
+    ``candidates``: the K whole plays compared, ``int64[54]`` card counts each (index 0: the
+    rollout policy's play); ``chosen``: the index of the play made; ``values``: ``float64[K]``
+    mean score of each candidate over the ``worlds`` selection worlds (the score of the agent's
+    ``value`` option — for ``"levels"``: level reward + ``points_weight`` × side points / level
+    step, from the searching seat's side), or ``None`` when only one play was possible (no
+    rollout); ``values_all``: the mean over every world played (selection and recheck worlds);
+    ``outcomes``: ``float64[W, K, 3]`` the raw rollout results per (world, candidate) — the
+    searching seat's level reward, its side's points (attackers' points, negated for the dealer
+    side), its side (+1 attacking, −1 dealer side) — rows ``worlds`` … ``worlds + recheck − 1``
+    are the recheck worlds; ``best`` (best mean over the selection worlds), ``incumbent``
+    (``HeuristicAgent``'s play), ``recheck`` ((mean, standard error) of best − incumbent on
+    the recheck worlds, or ``None`` when best is the incumbent) and ``worlds`` (rows of
+    ``outcomes``). Read as a dict too (``record["values"]``)."""
+
+    candidates: list
+    chosen: int = 0
+    values: np.ndarray | None = None
+    values_all: np.ndarray | None = None
+    outcomes: np.ndarray | None = None
+    best: int = 0
+    incumbent: int = 0
+    recheck: tuple | None = None
+    worlds: int = 0
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
 
 
 class PIMCAgent(BasePolicy):
@@ -126,7 +168,8 @@ class PIMCAgent(BasePolicy):
         # search_s / rollout_s: wall time; rollout_cpu_s: this process's CPU time
         self.stats = {"searched": 0, "search_s": 0.0, "rollouts": 0, "rollout_s": 0.0,
                       "rollout_cpu_s": 0.0, "decisions": 0}
-        self.last: dict = {}  # the last search: candidates, values, chosen (for tests, tools)
+        self.last: SearchRecord | None = None  # the most recent search (module docstring)
+        self.last_search: SearchRecord | None = None  # the search of the latest act call
 
     def __setstate__(self, state: dict) -> None:
         # unpickled in an evaluation worker: keep torch at one thread there too
@@ -145,6 +188,7 @@ class PIMCAgent(BasePolicy):
         if not mask.any():
             raise ValueError("the action mask allows no action; there is no decision to make")
         self.stats["decisions"] += 1
+        self.last_search = None
         key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
         plan = self._plans.get(key)
         selection = np.rint(observation[self._sel]).astype(np.int64)
@@ -152,6 +196,7 @@ class PIMCAgent(BasePolicy):
             view = decode(observation, self.rules)
             if view.phase == Phase.PLAY:
                 plan = self._search(view, observation, mask, self._rng(observation, rng))
+                self.last_search = self.last
                 self._plans[key] = plan
                 if len(self._plans) > 64:
                     self._plans.popitem(last=False)
@@ -164,6 +209,43 @@ class PIMCAgent(BasePolicy):
             return END
         legal = np.flatnonzero((rest > 0) & mask[:54])
         return int(legal[0]) if legal.size else self.heuristic.act(obs, rng)
+
+    def act_with_options(self, obs: np.ndarray, mask: np.ndarray, rng=None
+                         ) -> tuple[np.ndarray, np.ndarray, list]:
+        """``act`` on each row of ``obs`` float32[B, N] / ``mask`` bool[B, A], plus every action
+        that makes the same play: ``(actions int64[B], options bool[B, A], records)`` —
+        ``options`` are the plan's remaining legal cards (any order; ``END`` when it is
+        complete), ``HeuristicAgent``'s options where the heuristic decides, and ``records[i]``
+        the ``SearchRecord`` of the search row ``i`` ran (``None``: no search)."""
+        obs, mask = np.asarray(obs, dtype=np.float32), np.asarray(mask).astype(bool)
+        actions = np.zeros(len(obs), dtype=np.int64)
+        options = np.zeros(mask.shape, dtype=bool)
+        records = []
+        for i in range(len(obs)):
+            o = obs[i]
+            a = actions[i] = self.act({"observation": o, "action_mask": mask[i]}, rng)
+            records.append(self.last_search)
+            key = o[:self._sel.start].tobytes() + o[self._sel.stop:].tobytes()
+            plan = self._plans.get(key)
+            rest = None if plan is None else plan - np.rint(o[self._sel]).astype(np.int64)
+            if rest is not None and (rest >= 0).all():  # our own plan: any remaining card
+                options[i, :54] = (rest > 0) & mask[i, :54]
+                options[i, a] = True
+            else:  # the heuristic decided: its options
+                _, h = self.heuristic.act_with_options(o[None], mask[i][None])
+                options[i] = h[0]
+                options[i, a] = True
+        return actions, options, records
+
+    def reseed(self, seed: int | None) -> None:
+        """Use ``seed`` for the decisions from now on and forget cached plans (a caller that
+        seeds each batch of decisions, e.g. a learner from (run seed, update), so a resumed run
+        searches exactly as the uninterrupted one)."""
+        self.seed = None if seed is None else int(seed)
+        self._plans.clear()
+        for r in (self.rollout, self.prior):
+            if isinstance(r, PolicyRollout):
+                r.rng = np.random.default_rng(0 if seed is None else int(seed))
 
     def _rng(self, observation: np.ndarray, rng) -> np.random.Generator:
         if self.seed is None:
@@ -181,11 +263,11 @@ class PIMCAgent(BasePolicy):
         one = S.take([0])
         ours = self._policy_play(one, view.leading, lambda o, m: self.rollout(o, m))
         cands = self._candidates(view, one, ours)
-        self.last = {"candidates": cands, "values": None, "chosen": 0}
+        self.last = SearchRecord(cands)
         if len(cands) == 1:
             return cands[0]
         inc = self._incumbent(cands)
-        score, worlds_used = self._score(view, S, cands, rng, start)       # float[W, K]
+        score, worlds_used, raw = self._score(view, S, cands, rng, start)  # float[W, K]
         # worlds W .. W+R-1 are the recheck's: all candidates are played in them too (one
         # batch costs about the same as a smaller one), but only the final comparison reads them
         rows = np.arange(len(score))
@@ -203,19 +285,20 @@ class PIMCAgent(BasePolicy):
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
             diff = (float(d.mean()), float(se))
             chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
-        self.last = {"candidates": cands, "values": mean, "chosen": chosen, "best": best,
-                     "incumbent": inc, "recheck": diff, "worlds": worlds_used}
+        self.last = SearchRecord(cands, chosen, mean, score.mean(0), raw, best, inc, diff,
+                                 worlds_used)
         self.stats["searched"] += 1
         self.stats["search_s"] += time.perf_counter() - start
         return cands[chosen]
 
-    def _score(self, view, S, cands, rng, start) -> tuple[np.ndarray, int]:
-        """Play every candidate in every world of ``S``; ``(score float64[W, K], W)`` where the
-        score is the level reward plus ``points_weight`` × the side's points / level step.
-        With ``time_ms`` (and ``start`` given) more rounds of fresh worlds follow while time is
+    def _score(self, view, S, cands, rng, start) -> tuple[np.ndarray, int, np.ndarray]:
+        """Play every candidate in every world of ``S``; ``(score float64[W, K], W, outcomes
+        float64[W, K, 3])`` (``play_out``'s values per world and candidate) where the score
+        is the level reward plus ``points_weight`` × the side's points / level step. With
+        ``time_ms`` (and ``start`` given) more rounds of fresh worlds follow while time is
         left."""
         K = len(cands)
-        rounds = []
+        rounds, raw = [], []
         while True:
             W = S.num_games
             R = S.take(np.repeat(np.arange(W), K))
@@ -226,7 +309,8 @@ class PIMCAgent(BasePolicy):
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
-            rounds.append(self._value(values.reshape(W, K, 3)))
+            raw.append(values.reshape(W, K, 3))
+            rounds.append(self._value(raw[-1]))
             used = sum(len(r) for r in rounds)
             if (start is None or self.time_ms is None or used >= self.max_worlds
                     or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
@@ -235,7 +319,7 @@ class PIMCAgent(BasePolicy):
             hands, kitty = self.sampler.sample(view, self.worlds, rng)
             S = world_states(self.plan_engine, view, hands, kitty)
         score = np.concatenate(rounds)
-        return score, len(score)
+        return score, len(score), np.concatenate(raw)
 
     def _value(self, v: np.ndarray) -> np.ndarray:
         """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side
