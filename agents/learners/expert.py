@@ -7,7 +7,9 @@ network back as the search's rollout policy (the loop of expert iteration, Antho
 
 **Collection** (``collect_search_labels``, on the shared rollout ``agents.learners.rollout``).
 Every update plays ``hands_per_env`` fresh hands in each game of the ``VecEnv``. In each (game,
-hand) ``labelled_seats`` seats (1: one seat, 2: one team, 4: all) are *labelled*: at each of
+hand) of the first ``labelled_games`` games (0: all; the others play unrecorded hands by
+``opponent`` alone, so a schedule can keep a PPO-sized ``run.num_envs``) ``labelled_seats``
+seats (1: one seat, 2: one team, 4: all) are *labelled*: at each of
 their decisions the search agent says what it would play (``PIMCAgent.act_with_options``), and
 the seat is played by the search — or, with probability ``student_prob`` per (game, hand,
 seat), by the student (the network, sampling; its states are labelled all the same: DAgger).
@@ -132,6 +134,7 @@ def soft_weights(values: np.ndarray, chosen: int, mix: float, temperature: float
 
 def collect_search_labels(venv, search, net: nn.Module, *, seed: int, update: int,
                           hands_per_env: int, labelled_seats: int, student_prob: float,
+                          labelled_games: int = 0,
                           opponent, np_rng: np.random.Generator, gen: torch.Generator,
                           reward: str, shaping: float = 0.0, soft_mix: float = 0.0,
                           soft_temperature: float = 1.0, value_mix: float = 0.0
@@ -152,6 +155,8 @@ def collect_search_labels(venv, search, net: nn.Module, *, seed: int, update: in
         labelled = (seat[None, None, :] % 2) == (rot[..., None] % 2)
     else:
         labelled = seat[None, None, :] == rot[..., None]
+    if labelled_games:  # the other games are played by the opponent alone, not recorded
+        labelled[labelled_games:] = False
     student = labelled & (np_rng.random((B, k, 4)) < student_prob)
     clock = {"search_s": 0.0, "forward_s": 0.0, "searches": 0, "changed": 0}
 
@@ -299,6 +304,10 @@ class ExpertOptions:
                          "e.g. pimc?worlds=4&recheck=4&candidates=4; no time_ms, no seed=none)")
     labelled_seats: int = option(2, "seats per (game, hand) labelled by the search: 1 (one "
                                  "seat), 2 (one team), 4 (all)", choices=(1, 2, 4))
+    labelled_games: int = option(0, "games of the VecEnv with labelled seats (the first N); the "
+                                 "others play opponent-only hands, not recorded — so a schedule "
+                                 "can give PPO a larger run.num_envs than the search can label; "
+                                 "0 = every game", minimum=0)
     student_prob: float = option(0.25, "share of labelled seats (per game and hand) played by "
                                  "the student instead of the search; their states are "
                                  "labelled too (DAgger)", minimum=0, maximum=1)
@@ -390,7 +399,8 @@ class ExpertIterationLearner(Learner):
         self.search.reseed(int(seq.generate_state(1)[0]))
         return collect_search_labels(
             c.venv, self.search, c.net, seed=c.seed, update=update, hands_per_env=c.hands_per_env,
-            labelled_seats=o.labelled_seats, student_prob=o.student_prob, opponent=self.opponent,
+            labelled_seats=o.labelled_seats, student_prob=o.student_prob,
+            labelled_games=o.labelled_games, opponent=self.opponent,
             np_rng=c.np_rng, gen=c.gen, reward=c.venv.engine.reward, shaping=o.shaping,
             soft_mix=o.soft_mix, soft_temperature=o.soft_temperature, value_mix=o.value_mix)
 
