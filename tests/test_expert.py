@@ -170,15 +170,31 @@ class _CheckedEnv(VecEnv):
         return out
 
 
-def test_collection_respects_masks_and_labels_within_them():
+def _rollout_checkpoint(rules, path: Path) -> str:
+    """A small random network for ``rules`` saved as a checkpoint (the shipped rollout network
+    is for the 2-deck layout only); returns the search spec that uses it."""
+    from agents.checkpoint import CHECKPOINT_PREFIX, CHECKPOINT_VERSION, rules_to_dict
+
+    net = PolicyValueNet(rules, hidden=16)
+    torch.save({"format": CHECKPOINT_PREFIX + "imitation", "version": CHECKPOINT_VERSION,
+                "net": net.spec(), "rules": rules_to_dict(rules), "model": net.state_dict()},
+               path)
+    return f"pimc?worlds=1&recheck=1&candidates=2&rollout=random&prior_weights={path}"
+
+
+@pytest.mark.parametrize("decks", [1, 2, pytest.param(3, marks=pytest.mark.slow),
+                                   pytest.param(4, marks=pytest.mark.slow)])
+def test_collection_respects_masks_and_labels_within_them(decks, tmp_path):
+    rules = Rules(decks=decks)
     torch.manual_seed(0)
-    venv = _CheckedEnv(1, RULES, seed=0, reward="win")
-    net = PolicyValueNet(RULES, hidden=16)
+    search = CHEAP if decks == 2 else _rollout_checkpoint(rules, tmp_path / "r.pt")
+    venv = _CheckedEnv(1, rules, seed=decks, reward="win")
+    net = PolicyValueNet(rules, hidden=16)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    ctx = TrainContext(RULES, venv, net, lambda: PolicyValueNet(RULES, hidden=16), opt,
+    ctx = TrainContext(rules, venv, net, lambda: PolicyValueNet(rules, hidden=16), opt,
                        np.random.default_rng(0), torch.Generator().manual_seed(0), 0, 1, 1)
-    options = ExpertOptions(search=CHEAP, labelled_seats=2, student_prob=0.5, opponent="student",
-                            soft_mix=0.5, shaping=2.5)
+    options = ExpertOptions(search=search, labelled_seats=2, student_prob=0.5,
+                            opponent="student", soft_mix=0.5, shaping=2.5)
     learner = ExpertIterationLearner(options, ctx)
     batch, stats = learner.collect(1)
     assert stats["hands"] == 1 and stats["labels"] == len(batch) > 0 and stats["searches"] > 0

@@ -58,8 +58,13 @@ copy's weights are part of the learner's state (checkpoints), so a resume is exa
 and its plan cache cleared at every update (``PIMCAgent.reseed``), so a resumed run labels the
 same states the same way; specs with ``time_ms`` or ``seed=none`` (not reproducible) are refused.
 
-**Pilot** (README's learner section): see the numbers there; strength against the heuristic
-after this stage was not measured yet.
+**Pilot** (README, "Learning from search"; ``configs/expert_iteration.yaml`` from the shipped
+rollout network, default ``pimc`` search, 8 updates of 8 labelled hands, 7.6 minutes on a
+shared core): 7.7 labels and 4.0 searches per second of training wall time, 95% of it inside
+the search; the student's greedy action makes the search's play at 77% of the labelled
+decisions with a choice and 65% of the searched first cards, unchanged over those 8 updates;
+against the heuristic 33% of 100 hands after, 37% before (paired: 9 vs 13 hands won by one
+only — no measurable change). The recipe's full length was not run: strength not measured yet.
 """
 
 from __future__ import annotations
