@@ -406,14 +406,14 @@ def load(path, overrides=()) -> TrainConfig:
 
 def help_text() -> str:
     """Every section's keys with type, default and meaning, and each built-in learner's options."""
-    from . import LEARNERS
+    from . import _builtin
 
     lines = ["config sections (YAML, or --set SECTION.KEY=VALUE):"]
     for name, section in (("run", RunSection), ("model", ModelSection), ("eval", EvalSection),
                           ("device", DeviceSection), ("distributed", DistributedSection)):
         lines += describe(section, prefix=f"{name}.")
     lines.append("  rules.OPTION                   any Rules option (RULES.md §11)")
-    for name, cls in LEARNERS.items():
+    for name, cls in _builtin().items():  # imported here: the built-ins are loaded lazily
         lines.append(f"learner {name!r} options (learner.{name}.KEY):")
         lines += describe(cls.Options, prefix=f"learner.{name}.")
     return "\n".join(lines)
