@@ -288,7 +288,8 @@ def test_expert_iteration_trains_through_train_py_and_resumes_exactly(tmp_path, 
     ea = EventAccumulator(str(full))
     ea.Reload()
     tags = set(ea.Tags()["scalars"])
-    for tag in ("expert/labels", "expert/labels_per_s", "expert/search_s_share",
+    for tag in ("expert/labels", "expert/labels_per_s", "expert/labels_per_cpu_s",
+                "expert/searches_per_cpu_s", "expert/search_s_share",
                 "expert/agreement", "expert/agreement_searched", "losses/policy_loss",
                 "losses/value_loss", "perf/engine_s", "perf/act_s", "perf/forward_s",
                 "eval_final/win_rate_vs_random"):

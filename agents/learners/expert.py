@@ -43,7 +43,8 @@ calibration first.
 **Cost and logs.** The search runs inside ``collect``: its time is training time. TensorBoard
 gets ``expert/labels`` (labelled decisions), ``expert/searches`` (searches with a choice of
 plays), ``expert/labels_per_s`` and ``expert/searches_per_s`` (per second of this update's wall
-time, collection and learning), ``expert/search_s_share`` (share of the update's wall time
+time, collection and learning; ``…_per_cpu_s``: per second of this process's CPU time, which a
+shared machine does not distort), ``expert/search_s_share`` (share of the update's wall time
 inside the search agent), ``expert/agreement`` (the student's greedy action is in the label, on
 the fresh labelled decisions that have a choice, before the update), ``expert/agreement_searched``
 (the same at searched decisions: first cards), ``expert/search_changed`` (share of searches that
@@ -60,9 +61,10 @@ same states the same way; specs with ``time_ms`` or ``seed=none`` (not reproduci
 
 **Pilot** (README, "Learning from search"; ``configs/expert_iteration.yaml`` from the shipped
 rollout network, default ``pimc`` search, 8 updates of 8 labelled hands, 7.6 minutes on a
-shared core): 7.7 labels and 4.0 searches per second of training wall time, 95% of it inside
-the search; the student's greedy action makes the search's play at 77% of the labelled
-decisions with a choice and 65% of the searched first cards, unchanged over those 8 updates;
+shared core): 7.7 labels and 4.0 searches per second of training wall time (12.6 and 6.6 per
+CPU second), 95% of it inside the search; the student's greedy action makes the search's
+play at 77% of the labelled decisions with a choice and 65% of the searched first cards,
+unchanged over those 8 updates;
 against the heuristic 33% of 100 hands after, 37% before (paired: 9 vs 13 hands won by one
 only — no measurable change). The recipe's full length was not run: strength not measured yet.
 """
@@ -217,7 +219,7 @@ def collect_search_labels(venv, search, net: nn.Module, *, seed: int, update: in
                 actions[other] = opponent.act_batch(obs[other], mask[other], np_rng)
         return actions, rows, data
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     chains = play_hands(venv, seed=seed, update=update, hands_per_env=k, act=act)
     d = chains.data
     actual = chains.final_reward_of_rows().astype(np.float64)
@@ -240,10 +242,11 @@ def collect_search_labels(venv, search, net: nn.Module, *, seed: int, update: in
     clock["forward_s"] += time.perf_counter() - t
     hit = batch.targets[np.arange(len(batch)), greedy]
     choice = batch.mask.sum(1) > 1
-    collect_s = time.perf_counter() - t0
+    collect_s, collect_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     stats = {
         "hands": B * k, "decisions": chains.decisions, "labels": len(batch),
         "searches": clock["searches"], "search_s": clock["search_s"], "collect_s": collect_s,
+        "collect_cpu_s": collect_cpu_s,
         "agreement": float(hit[choice].mean()) if choice.any() else None,
         "agreement_searched": float(hit[searched].mean()) if searched.any() else None,
         "search_changed": clock["changed"] / clock["searches"] if clock["searches"] else None,
@@ -381,7 +384,7 @@ class ExpertIterationLearner(Learner):
         self.spec_seed = int(self.search.seed) if self.search.seed is not None else 0
         self.rollout_update = 0  # the update whose student is the search's rollout (0: none)
         self._rollout_state: dict | None = None
-        self._update_s = 0.0
+        self._update_s = self._update_cpu_s = 0.0
 
     @classmethod
     def check_runnable(cls, options: ExpertOptions, rules) -> None:
@@ -411,11 +414,12 @@ class ExpertIterationLearner(Learner):
 
     def update(self, batch: ExpertBatch, update: int) -> dict:
         o, c = self.options, self.ctx
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         out = expert_update(c.learn_net, c.optimizer, batch, epochs=o.epochs,
                             minibatch_size=o.minibatch_size, vf_coef=o.vf_coef,
                             max_grad_norm=o.max_grad_norm, np_rng=c.np_rng)
         self._update_s = time.perf_counter() - t
+        self._update_cpu_s = time.process_time() - cpu
         return out
 
     def after_update(self, update: int) -> None:
@@ -455,6 +459,9 @@ class ExpertIterationLearner(Learner):
         writer.add_scalar("expert/searches", stats["searches"], global_step)
         writer.add_scalar("expert/labels_per_s", stats["labels"] / wall, global_step)
         writer.add_scalar("expert/searches_per_s", stats["searches"] / wall, global_step)
+        cpu = max(stats["collect_cpu_s"] + self._update_cpu_s, 1e-9)  # robust to a busy machine
+        writer.add_scalar("expert/labels_per_cpu_s", stats["labels"] / cpu, global_step)
+        writer.add_scalar("expert/searches_per_cpu_s", stats["searches"] / cpu, global_step)
         writer.add_scalar("expert/search_s_share", stats["search_s"] / wall, global_step)
         writer.add_scalar("expert/student_fraction", stats["student_fraction"], global_step)
         writer.add_scalar("expert/rollout_update", self.rollout_update, global_step)
