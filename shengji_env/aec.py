@@ -96,6 +96,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from .core.engine import Engine
 from .core.observe import layout as obs_layout
+from .core.observe import observe_one
 from .rules.actions import Phase, describe_action
 from .rules.config import Rules, make_rules
 from .rules.seats import same_team
@@ -112,6 +113,8 @@ class IllegalActionError(ValueError):
 
 def observe_seat(eng: Engine, state, seat: int) -> np.ndarray:
     """``float32[N]`` — game 0 of ``state`` as seen by absolute ``seat``."""
+    if state.num_games == 1 and type(seat) is int and 0 <= seat <= 3:  # the env's own calls
+        return observe_one(eng, state, seat)
     return eng.observe(state, seats=np.array([seat]))[0]
 
 
@@ -258,8 +261,8 @@ class raw_env(AECEnv, EzPickle):
                               for k, v in final.items()} for a in self.agents}
         else:  # fresh empty dicts (a caller may have written into the previous ones)
             self.infos = {a: {} for a in self.agents}
-        seat = int(self.state.to_act[0])
-        if self.info_mode == "readable" and seat >= 0 and not self.terminations.get(AGENTS[seat], True):
+        seat = int(self.state.to_act[0]) if self.info_mode == "readable" else -1
+        if seat >= 0 and not self.terminations.get(AGENTS[seat], True):
             mask = self.engine.legal_mask(self.state)[0]
             self.infos[AGENTS[seat]].update(legal_moves=mask.nonzero()[0].tolist(),
                                             phase=_PHASE_NAMES[int(self.state.phase[0])])
@@ -312,9 +315,11 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
             self._set_infos(self._final_info(offender=agent))
             return
-        self.state, rewards, done = self.engine.step(self.state, np.array([a]))
-        self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
-        self._accumulate_rewards()
+        rewards, done = self.engine.step_legal_one(self.state, a)  # checked against the mask
+        r = rewards[0].tolist()
+        self.rewards = dict(zip(AGENTS, r))
+        if any(r):  # adding zeros changes no cumulative reward
+            self._accumulate_rewards()
         if done[0]:
             self.terminations = {x: True for x in self.agents}
             self._set_infos(self._final_info(rewards=rewards[0]))
@@ -326,6 +331,8 @@ class raw_env(AECEnv, EzPickle):
 
     def _check_action_type(self, action, agent: str, mask) -> int:
         """``action`` as an int id; ``TypeError`` for anything else (never truncated)."""
+        if type(action) is int or type(action) is np.int64:  # the usual ones, checked first
+            return int(action)
         if isinstance(action, np.ndarray) and action.ndim == 0:
             action = action[()]
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
