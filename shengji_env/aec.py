@@ -439,5 +439,5 @@ def env(**kwargs) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-__all__ = ["AGENTS", "INFO_MODES", "IllegalActionError", "attacker_points_bounds", "describe_action",
-           "env", "max_throw_penalty", "observe_seat", "raw_env"]
+__all__ = ["AGENTS", "INFO_MODES", "IllegalActionError", "OrderEnforcing", "attacker_points_bounds",
+           "describe_action", "env", "max_throw_penalty", "observe_seat", "raw_env"]
