@@ -42,6 +42,33 @@ def test_api(kw):
     pzt.api_test(raw_env(**kw), num_cycles=300)
 
 
+def _outcome(fn, *args):
+    """(exception type, message) of ``fn(*args)``, or ("ok", repr of its value)."""
+    try:
+        return "ok", repr(fn(*args))
+    except Exception as exc:  # noqa: BLE001 (the comparison is the point)
+        return type(exc).__name__, str(exc)
+
+
+def test_order_enforcing_as_pettingzoo():
+    """``env()``'s wrapper (direct calls once reset) errs and plays like PettingZoo's own."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    ours, theirs = env(), OrderEnforcingWrapper(raw_env())
+    assert isinstance(ours, OrderEnforcingWrapper) and str(ours) == str(theirs) == "shengji_v1"
+    for call in (lambda e: e.last(), lambda e: e.step(0), lambda e: e.agent_iter(),
+                 lambda e: e.agent_selection):
+        assert _outcome(call, ours) == _outcome(call, theirs)
+    for e in (ours, theirs):
+        e.reset(seed=3)
+        it = iter(e.agent_iter())
+        next(it)
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(it)  # no step since the last agent
+    assert play_random(ours, seed=5) == play_random(theirs, seed=5)
+    assert _outcome(ours.step, None) == _outcome(theirs.step, None)
+
+
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_seed(kw):
     pzt.seed_test(lambda **k: env(**kw, **k), num_cycles=300)

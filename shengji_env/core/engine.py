@@ -270,12 +270,29 @@ class Engine:
         if not (0 <= action < self.num_actions and mask[0, action]):
             self._raise_illegal(s, 0, a, mask)
         self._apply_one(s, action, rewards)
-        while self.auto_forced and not s.done[0]:
+        if self.auto_forced:
+            self._apply_forced_one(s, rewards)
+        return s, rewards, s.done
+
+    def step_legal_one(self, s: BatchState, action: int):
+        """``step`` for a one-game state and an action id the caller has checked against
+        ``legal_mask`` (the AEC env does): no array checks. Returns ``(rewards float32[1, 4],
+        done bool[1])``; a finished game ignores the action, as in ``step``."""
+        rewards = np.zeros((1, 4), dtype=np.float32)
+        if s.done[0]:
+            return rewards, s.done
+        self._apply_one(s, action, rewards)
+        if self.auto_forced:
+            self._apply_forced_one(s, rewards)
+        return rewards, s.done
+
+    def _apply_forced_one(self, s, rewards) -> None:
+        """``auto_forced`` for a one-game state: decisions with one legal action."""
+        while not s.done[0]:
             legal = np.flatnonzero(self.legal_mask(s)[0])
             if legal.size != 1:
                 break
             self._apply_one(s, int(legal[0]), rewards)
-        return s, rewards, s.done
 
     def _apply_one(self, s, action: int, rewards):
         """``_apply`` for game 0 of a one-game batch."""

@@ -352,6 +352,14 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     return out
 
 
+def observe_one(eng, s, seat: int) -> np.ndarray:
+    """``float32[N]`` — game 0 of a one-game state as seen by absolute ``seat`` (an int 0-3):
+    ``observe_batch`` without the batch bookkeeping (the AEC env's ``observe``)."""
+    row = np.zeros(eng.obs_size, dtype=np.float32)
+    _observe_one(eng.cfg, eng.obs_layout, s, row, seat)
+    return row
+
+
 def _observe_friend(cfg, at, s, out, seat):
     """The find-friends blocks (module docstring) of every game into ``out`` (``float32[B, N]``,
     those blocks zero) for ``seat`` (``int64[B]``), as ``observe_game``."""

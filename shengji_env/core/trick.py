@@ -17,6 +17,7 @@ from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
 from ..rules.order import TRUMP
+from .counts import count_sum
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
 
@@ -96,7 +97,7 @@ def mask_play(eng, s, G, out):
     hand = s.hands[G, seats]
     sel = s.selection[G]
     free = hand > sel
-    n_sel = sel.sum(1, dtype=np.int16)
+    n_sel = count_sum(sel)
     leading = s.lead_n[G] == 0
     out[:, END] = leading & (n_sel > 0)
     if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
@@ -124,9 +125,11 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     leaders are meaningless here (the caller replaces them)."""
     n = s.lead_n[G].astype(np.int16)
     in_e = s.eff[G] == s.lead_suit[G][:, None]
-    held_e = hand * in_e  # (np.where is several times slower on these shapes)
-    have = held_e.sum(1, dtype=np.int16)
-    others_left = n - have - (n_sel - (sel * in_e).sum(1, dtype=np.int16))
+    # uint8 × uint8: a bool operand would send numpy through its buffered casting loop (and
+    # np.where is several times slower on these shapes)
+    held_e = hand * in_e.view(np.uint8)
+    have = count_sum(held_e)
+    others_left = n - have - (n_sel - count_sum(sel * in_e.view(np.uint8)))
     short = free & (in_e | (others_left > 0)[:, None])
     void = (have == 0)[:, None]
     follow = (void & free) | (~void & short)
@@ -152,9 +155,9 @@ def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
     the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
     (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``)."""
     pair_id = held_e >= 2
-    need_total = np.minimum(pair_id.sum(1, dtype=np.int16), lead_pairs).astype(np.int16)
-    f = (pair_id & (sel >= 2)).sum(1, dtype=np.int16)
-    h = (pair_id & (sel == 1)).sum(1, dtype=np.int16)
+    need_total = np.minimum(count_sum(pair_id), lead_pairs).astype(np.int16)
+    f = count_sum(pair_id & (sel >= 2))
+    h = count_sum(pair_id & (sel == 1))
 
     def fits(f_, h_):
         need = np.maximum(need_total - f_, 0)
@@ -201,7 +204,7 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     s.selection[C, ca] += 1
     following = s.lead_n[C] > 0
     F = C[following]
-    done = s.selection[F].sum(1, dtype=np.int16) == s.lead_n[F]
+    done = count_sum(s.selection[F]) == s.lead_n[F]
     ended = commit_follows(eng, s, F[done])
     if L.size:
         commit_leads(eng, s, L)
@@ -213,12 +216,12 @@ def commit_leads(eng, s, G):
     cfg = eng.cfg
     sel = s.selection[G]
     idx = s.idx[G]
-    n = sel.sum(1, dtype=np.int16)
+    n = count_sum(sel)
     pbits = _pair_bits(sel, idx)
     contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
     # a simple lead is one unit: a single, or pairs at distinct consecutive positions
-    simple = (n == 1) | (((sel == 1).sum(1) == 0)
-                         & (np.bitwise_count(pbits) == (sel >= 2).sum(1)) & contiguous)
+    simple = (n == 1) | ((count_sum(sel == 1) == 0)
+                         & (np.bitwise_count(pbits) == count_sum(sel >= 2)) & contiguous)
     tractorish = (pbits & (pbits >> 1)) != 0
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
@@ -276,9 +279,10 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     others = (leader[:, None] + np.arange(1, 4)) % 4
     oth = s.hands[G[:, None], others]  # (g, 3, 54)
     in_e = (eff == suit[:, None])[:, None, :]
-    top = idx.astype(np.int16)[:, None, :] + 1  # 1-based: 0 means "none" after the product
-    seat_single = (((oth > 0) & in_e) * top).max(2) - 1  # (g, 3): each other seat's best unit
-    seat_pair = (((oth >= 2) & in_e) * top).max(2) - 1
+    top = (idx.view(np.uint8) + np.uint8(1))[:, None, :]  # 1-based (< 64): 0 = "none" after the
+    # product; uint8 × uint8 (no casting loop), the maximum widened before the -1
+    seat_single = (((oth > 0) & in_e).view(np.uint8) * top).max(2).astype(np.int16) - 1  # (g, 3)
+    seat_pair = (((oth >= 2) & in_e).view(np.uint8) * top).max(2).astype(np.int16) - 1
     best_single, best_pair = seat_single.max(1), seat_pair.max(1)
     key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
     none = _BIG * 64
@@ -431,9 +435,9 @@ def set_leads(eng, s, G, lead):
         return
     leader = s.leader[G].astype(np.int64)
     s.lead[G] = lead
-    s.lead_n[G] = lead.sum(1, dtype=np.int16)
+    s.lead_n[G] = count_sum(lead)
     s.lead_suit[G] = s.eff[G, (lead > 0).argmax(1)]
-    s.lead_pairs[G] = (lead >= 2).sum(1) if eng.switches.pairs else 0
+    s.lead_pairs[G] = count_sum(lead >= 2) if eng.switches.pairs else 0
     s.lead_tractor[G] = _scalar_lead(eng, lead, s.idx[G]) if eng.switches.pairs else False
     s.hands[G, leader] -= lead
     _unreveal(s, G, leader, lead)
@@ -469,7 +473,7 @@ def commit_follows(eng, s, G) -> EndedHands | None:
     seats = s.to_act[G].astype(np.int64)
     play = s.selection[G]
     in_e = s.eff[G] == s.lead_suit[G][:, None]
-    short = (play * in_e).sum(1, dtype=np.int16) < s.lead_n[G]
+    short = count_sum(play * in_e.view(np.uint8)) < s.lead_n[G]
     s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
     s.hands[G, seats] -= play
     _unreveal(s, G, seats, play)
@@ -499,7 +503,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
-    pts = plays.sum(1, dtype=np.int16) @ cards.POINTS
+    pts = count_sum(plays, 1) @ cards.POINTS
     attackers_won = ~s.dealer_side[G, win_seat]
     s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
     s.points_won[G, win_seat] += pts.astype(np.int16)
@@ -544,15 +548,15 @@ def _winners(eng, s, G, plays):
     idx1 = (s.idx[G].view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
     suit = s.lead_suit[G].astype(np.int8)
     n = s.lead_n[G].astype(np.int16)
-    n_e = (plays * (eff == suit[:, None, None])).sum(2, dtype=np.int16)
-    n_t = (plays * (eff == TRUMP)).sum(2, dtype=np.int16)
+    n_e = count_sum(plays * (eff == suit[:, None, None]).view(np.uint8), 2)
+    n_t = count_sum(plays * (eff == TRUMP).view(np.uint8), 2)
     need = s.lead_pairs[G][:, None]
     paired = plays >= 2
-    pairs = (plays // 2).sum(2) if eng.switches.quads else paired.sum(2)  # a quad: 2 pairs
+    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(paired, 2)  # quad: 2
     matches = pairs >= need
     # the value: the top pair when the lead holds pairs, else the top card (-1: none)
     unit = np.where((need > 0)[:, :, None], paired, plays > 0)
-    val = (unit * idx1).max(2).astype(np.int16) - 1
+    val = (unit.view(np.uint8) * idx1).max(2).astype(np.int16) - 1
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]
     ruffed = np.zeros(G.size, dtype=bool)

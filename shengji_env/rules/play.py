@@ -280,7 +280,8 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
     n = int(lead.sum())
     if int(sel.sum()) >= n:
         return np.zeros(NUM_CARDS, dtype=bool)
-    suit = single_suit(lead, ctx)
+    lead_key = lead.tobytes()  # the facts of a lead, once per lead (every follower, every card)
+    suit = _lead_suit(lead_key, ctx)
     in_suit = _suit_cards(hand, suit, ctx)
     have = int(in_suit.sum())
     is_suit = ctx.effective_suits == suit
@@ -301,15 +302,18 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
         base = np.maximum(sel, ws).sum(1)  # (w,)
         cost = base[:, None] + (ws <= sel)  # (w, 54)
         return free & is_suit & (cost <= n).any(0)
-    req = lead_requirements(lead, ctx)  # once per call, not once per candidate card
+    req = _lead_req(lead_key, ctx)
     if ctx.decks == 2 and not (cfg.follow_partial_tractor and req[1]):
-        # what depends only on the hand and the lead once per call, too
-        check = _witness_check(in_suit, n, suit, ctx, req)
+        # what depends only on the hand's suit and the lead: once per (H_E, lead)
+        if (sel > in_suit).any():  # a selection outside H_E completes to no follow
+            return out
+        fits = _witness_fits_of(in_suit.tobytes(), n, suit, ctx, req)
         sel_list = sel.tolist()
-        for c in np.flatnonzero(free & is_suit):
+        size = sum(sel_list) + 1  # <= n (checked above); each trial stays inside H_E
+        for c in np.flatnonzero(free & is_suit).tolist():
             trial = list(sel_list)
             trial[c] += 1
-            out[c] = check(trial)
+            out[c] = fits(trial, size)
         return out
     for c in np.flatnonzero(free & is_suit):
         trial = sel.copy()
@@ -347,6 +351,41 @@ def _witness_check(in_suit, n: int, suit, ctx, req):
     """``can_complete_follow`` with 2 decks (no partial-tractor option), for one ``in_suit``
     and lead (``n`` cards, requirements ``req``), as a function of the selection (a list of 54
     ints): the witnesses' tractor choices are found once."""
+    hand = np.asarray(in_suit).tolist()
+    fits = _witness_fits(in_suit, n, suit, ctx, req)
+
+    def check(selection) -> bool:
+        size = sum(selection)
+        if size > n or any(x > h for x, h in zip(selection, hand)):
+            return False
+        return fits(selection, size)
+
+    return check
+
+
+@lru_cache(maxsize=1024)
+def _lead_suit(lead_key: bytes, ctx: TrumpContext) -> int:
+    """``single_suit`` of a lead given as the bytes of its ``int64[54]`` counts."""
+    return single_suit(np.frombuffer(lead_key, dtype=np.int64), ctx)
+
+
+@lru_cache(maxsize=1024)
+def _lead_req(lead_key: bytes, ctx: TrumpContext) -> tuple[int, tuple[int, ...]]:
+    """``lead_requirements`` of a lead given as the bytes of its ``int64[54]`` counts."""
+    p_lead, t_lead = lead_requirements(np.frombuffer(lead_key, dtype=np.int64), ctx)
+    return p_lead, tuple(t_lead)
+
+
+@lru_cache(maxsize=1024)
+def _witness_fits_of(in_suit_key: bytes, n: int, suit: int, ctx: TrumpContext, req):
+    """``_witness_fits`` of an ``in_suit`` given as the bytes of its ``int64[54]`` counts: a
+    follower adds the cards of a follow one by one, each a new mask on the same H_E and lead."""
+    return _witness_fits(np.frombuffer(in_suit_key, dtype=np.int64), n, suit, ctx, req)
+
+
+def _witness_fits(in_suit, n: int, suit, ctx, req):
+    """The part of ``_witness_check`` after its bounds test: ``fits(selection, size)`` for a
+    selection inside ``in_suit`` of ``size <= n`` cards."""
     p_lead, t_lead = req
     hand = np.asarray(in_suit).tolist()
     want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
@@ -354,10 +393,7 @@ def _witness_check(in_suit, n: int, suit, ctx, req):
     choices = _tractor_choices(in_suit, suit, tuple(sorted(t_lead, reverse=True)), want_t, ctx)
     pair_ids = [c for c in range(NUM_CARDS) if hand[c] >= 2]
 
-    def check(selection) -> bool:
-        size = sum(selection)
-        if size > n or any(x > h for x, h in zip(selection, hand)):
-            return False
+    def fits(selection, size) -> bool:
         for used in choices:
             cost = sum(2 - selection[c] for c in used)
             spare = [2 - selection[c] for c in pair_ids if c not in used]
@@ -369,7 +405,7 @@ def _witness_check(in_suit, n: int, suit, ctx, req):
                 return True
         return False
 
-    return check
+    return fits
 
 
 def _tractor_choices(in_suit, suit, lengths: tuple, want: int, ctx):
