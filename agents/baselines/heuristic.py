@@ -40,6 +40,7 @@ from shengji_env.rules import declare as declare_rules
 from shengji_env.rules.actions import END, PASS, Phase, action_layout
 
 from ..base import BasePolicy, check_batch
+from . import heuristic_friends
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
 __all__ = ["HeuristicAgent", "name_friend_card", "plan_bury", "trump_strength"]
@@ -260,9 +261,14 @@ class HeuristicAgent(BasePolicy):
             return plan_bury(view.hand, ctx, self.rules.kitty_size,
                              self.rules.kitty_point_cards_allowed)
         t = Table.build(view, self.rules, ctx)
-        if view.leading:
+        if view.my_side is not None:  # find-friends: its own rules (heuristic_friends)
+            play = heuristic_friends.plan_play(t)
+        elif view.leading:
             return plan_lead(t)
-        play = plan_follow(t)
+        else:
+            play = plan_follow(t)
+        if view.leading:
+            return play
         # single cards are legal by construction; structured follows are checked (§8.2)
         if int(play.sum()) > 1 and not is_legal_follow(view.hand, t.lead.astype(np.uint8),
                                                        play.astype(np.uint8), ctx, self.rules):
