@@ -65,3 +65,70 @@ def test_eval_cli_reports_friend_share(capsys):
     m = json.loads(capsys.readouterr().out)["matches"][0]
     assert m["a_seat_hands"] == 12 and m["hands"] == 12
     assert 0.0 <= m["a_share"] <= 1.0 and m["a_share_ci"][0] <= m["a_share"] <= m["a_share_ci"][1]
+
+
+# ------------------------------------------------------------ heuristic_friends: card play
+
+def play_view(hand, my_side=0, dealer=2, leading=True, trick=None, trick_leader=-1,
+              played=None, kitty=None):
+    """A find-friends play view (relative seats, spades trump at level 2, friend card C:A)."""
+    z = np.zeros((4, 54), dtype=np.uint8)
+    return SimpleNamespace(
+        my_side=my_side, dealer=dealer, dealer_side=my_side == 0, friend_shown=-1,
+        friend_card=cards.card_id("C", "A"), hand=cards.parse(hand), voids=np.zeros((4, 5), bool),
+        played=z.copy() if played is None else played, leading=leading,
+        trick=z.copy() if trick is None else trick, trick_leader=trick_leader,
+        kitty=cards.parse(kitty or "") if kitty is not None else np.zeros(54, dtype=np.uint8))
+
+
+def table(view):
+    return hp.Table.build(view, FF, CTX)
+
+
+def named(play):
+    return cards.format(play.astype(np.uint8))
+
+
+def test_friend_keeps_the_top_trump_for_the_last_trick():
+    from agents.baselines import heuristic_friends as hf
+    t = table(play_view("Jk:BJ, H:3"))  # two cards left, the friend leads
+    assert named(hp.plan_lead(t)) == named(cards.parse("Jk:BJ"))  # plain play: the safe trump
+    assert named(hf.plan_play(t)) == named(cards.parse("H:3"))  # kept for the last trick
+
+
+def test_dealer_who_buried_no_points_does_not_keep_it():
+    from agents.baselines import heuristic_friends as hf
+    t = table(play_view("Jk:BJ, H:3", dealer=0, kitty="H:3 4 6 7 8 9, C:3 4"))
+    assert hf.last_trick_reserve(t) is None
+    assert named(hf.plan_play(t)) == named(cards.parse("Jk:BJ"))
+    t = table(play_view("Jk:BJ, H:3", dealer=0, kitty="H:10 4 6 7 8 9, C:3 4"))  # 10 points buried
+    assert named(hf.plan_play(t)) == named(cards.parse("H:3"))
+
+
+def test_reserve_gives_way_to_the_follow_obligation():
+    from agents.baselines import heuristic_friends as hf
+    trick = np.zeros((4, 54), dtype=np.uint8)
+    trick[3] = cards.parse("S:4")  # an attacker before me leads a trump
+    t = table(play_view("Jk:BJ, S:3", leading=False, trick=trick, trick_leader=3))
+    assert named(hp.plan_follow(t)) == named(cards.parse("Jk:BJ"))
+    assert named(hf.plan_play(t)) == named(cards.parse("S:3"))  # the other trump follows
+    t = table(play_view("Jk:BJ, H:3", leading=False, trick=trick, trick_leader=3))
+    assert named(hf.plan_play(t)) == named(cards.parse("Jk:BJ"))  # my only trump must follow
+
+
+def test_friend_leads_a_high_single_instead_of_a_low_one():
+    from agents.baselines import heuristic_friends as hf
+    played = np.zeros((4, 54), dtype=np.uint8)
+    played[1, cards.card_id("H", "A")] = 2
+    played[3, cards.card_id("H", "K")] = 1  # one H:K unseen above my H:Q
+    t = table(play_view("H:Q 4, D:3 6", played=played))
+    low = hp.plan_lead(t)
+    assert int(low.sum()) == 1 and named(low) != named(cards.parse("H:Q"))
+    assert named(hf.plan_play(t)) == named(cards.parse("H:Q"))
+    # an attacker (the friend still hidden) keeps the plain lead
+    t = table(play_view("H:Q 4, D:3 6", played=played, my_side=1))
+    assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
+    # too many unseen cards above it: the plain lead
+    played[3, cards.card_id("H", "K")], played[1, cards.card_id("H", "A")] = 0, 1  # three above
+    t = table(play_view("H:Q 4, D:3 6", played=played))
+    assert named(hf.plan_play(t)) == named(hp.plan_lead(t))

@@ -16,7 +16,11 @@ Per phase (DESIGN.md §4):
   king, else a joker; never a card that would leave it alone. In play it helps the partners the
   observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``); an
   attacker, while the friend is hidden, counts as partner a seat the play proves is not the
-  friend (it played a copy of the friend card unshown, or is void in its suit).
+  friend (it played a copy of the friend card unshown, or is void in its suit). Two play rules
+  exist only in this mode (``heuristic_friends``): near the end keep its best trump, when few
+  unseen cards rank with it or above, for the last trick (the multiplied kitty; the dealer only
+  when he buried points); the friend leads a high single rather than a low one that gives the
+  lead away.
 
 A multi-card play (a lead, a follow, the bury) is planned once and emitted one ``CARD`` per
 call. The plan is a deterministic function of the observation *without* the selection block, so
@@ -40,6 +44,7 @@ from shengji_env.rules import declare as declare_rules
 from shengji_env.rules.actions import END, PASS, Phase, action_layout
 
 from ..base import BasePolicy, check_batch
+from . import heuristic_friends
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
 __all__ = ["HeuristicAgent", "name_friend_card", "plan_bury", "trump_strength"]
@@ -260,9 +265,14 @@ class HeuristicAgent(BasePolicy):
             return plan_bury(view.hand, ctx, self.rules.kitty_size,
                              self.rules.kitty_point_cards_allowed)
         t = Table.build(view, self.rules, ctx)
-        if view.leading:
+        if view.my_side is not None:  # find-friends: its own rules (heuristic_friends)
+            play = heuristic_friends.plan_play(t)
+        elif view.leading:
             return plan_lead(t)
-        play = plan_follow(t)
+        else:
+            play = plan_follow(t)
+        if view.leading:
+            return play
         # single cards are legal by construction; structured follows are checked (§8.2)
         if int(play.sum()) > 1 and not is_legal_follow(view.hand, t.lead.astype(np.uint8),
                                                        play.astype(np.uint8), ctx, self.rules):

@@ -1,0 +1,100 @@
+"""Find-friends card play for ``HeuristicAgent`` (RULES.md §10.6): the rules only this mode uses.
+
+``HeuristicAgent`` calls :func:`plan_play` only when the observation has the find-friends blocks
+(``view.my_side is not None``), so fixed-partnership play is untouched. Two rules on top of
+``heuristic_play.plan_lead`` / ``plan_follow``:
+
+* **keep a trump for the last trick**: the kitty's points, multiplied, go to the attackers when
+  one of them wins the last trick (§10.1). From ``RESERVE_FROM`` cards in hand on, a player keeps
+  his best trump for his last card when at most ``RESERVE_SLACK`` unseen cards rank with it or
+  above (a card no unseen card beats wins the last trick whatever is led). The dealer, who knows
+  the kitty, does so only when he buried points.
+* **the friend leads high**: the friend of a dealer whose play he cannot count on (a random or
+  weak dealer will not win the tricks the friend gives away) leads, instead of a low single that
+  gives the lead away, a high single without points that at most ``LEAD_HIGH_SLACK`` unseen cards
+  beat, in a suit no attacker may ruff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from shengji_env.rules import TRUMP, is_legal_follow
+
+from .heuristic_play import POINTS, Table, plan_follow, plan_lead
+
+__all__ = ["RESERVE_FROM", "RESERVE_SLACK", "LEAD_HIGH_SLACK", "last_trick_reserve",
+           "lead_high", "plan_play"]
+
+#: the last-trick trump is kept from this many cards in hand on
+RESERVE_FROM = 12
+#: ... when at most this many unseen cards rank with it or above
+RESERVE_SLACK = 4
+#: the friend leads a high single that at most this many unseen cards beat
+LEAD_HIGH_SLACK = 2
+
+
+def last_trick_reserve(t: Table) -> np.ndarray | None:
+    """``int64[54]`` — the one card to keep for the last trick (module docstring), or None."""
+    if not 2 <= t.cards_left <= RESERVE_FROM:
+        return None
+    if t.view.dealer == 0 and not int(POINTS @ t.view.kitty.astype(np.int64)):
+        return None  # I am the dealer and buried no points: the last trick is only a trick
+    trumps = np.flatnonzero((t.eff == TRUMP) & (t.hand > 0))
+    if not trumps.size:
+        return None
+    best = int(trumps[np.argmax(t.idx[trumps])])
+    if int(t.unseen[(t.eff == TRUMP) & (t.idx >= t.idx[best])].sum()) > RESERVE_SLACK:
+        return None
+    out = np.zeros(54, dtype=np.int64)
+    out[best] = 1
+    return out
+
+
+def lead_high(t: Table, play: np.ndarray) -> np.ndarray | None:
+    """For the friend (dealer side, not the dealer) about to lead ``play`` (``int64[54]``):
+    ``int64[54]`` — a high single to lead instead (module docstring), or None to keep ``play``.
+    Only a low off-suit single (not a sure winner) is replaced; among the candidates, the one
+    fewest unseen cards beat, then the highest."""
+    if t.view.my_side != 0 or t.view.dealer == 0 or int(play.sum()) != 1:
+        return None
+    c = int(np.flatnonzero(play)[0])
+    if t.eff[c] == TRUMP or t.idx[c] > t.top_unseen(int(t.eff[c])):
+        return None
+    best, best_key = None, None
+    for suit in range(4):
+        mine = np.flatnonzero((t.eff == suit) & (t.hand > 0))
+        if not mine.size or any(t.may_ruff(r, suit) for r in t.rivals):
+            continue
+        top = int(mine[np.argmax(t.idx[mine])])
+        above = int(t.unseen[(t.eff == suit) & (t.idx > t.idx[top])].sum())
+        if POINTS[top] or above > LEAD_HIGH_SLACK:
+            continue
+        key = (above, -int(t.idx[top]))
+        if best_key is None or key < best_key:
+            best, best_key = top, key
+    if best is None:
+        return None
+    out = np.zeros(54, dtype=np.int64)
+    out[best] = 1
+    return out
+
+
+def plan_play(t: Table) -> np.ndarray:
+    """The whole lead or follow ``int64[54]`` in find-friends mode: ``plan_lead`` /
+    ``plan_follow`` on the hand without the last-trick reserve (a follow only when that is
+    legal for the whole hand), then the friend's high lead."""
+    reserve = last_trick_reserve(t)
+    kept = t if reserve is None else dataclasses.replace(t, hand=t.hand - reserve)
+    if t.view.leading:
+        play = plan_lead(kept)
+        high = lead_high(kept, play)
+        return play if high is None else high
+    if reserve is not None:
+        play = plan_follow(kept)
+        if is_legal_follow(t.hand.astype(np.uint8), t.lead.astype(np.uint8),
+                           play.astype(np.uint8), t.ctx, t.rules):
+            return play
+    return plan_follow(t)
