@@ -86,7 +86,7 @@ def test_action_features_describe_hand_made_plays():
     assert s[names["cards in the lead's suit / 4"]] * 4 == 1
 
 
-class _CheckedEnv(VecEnv):
+class CheckedEnv(VecEnv):  # also used by test_expert
     """A ``VecEnv`` that fails the test on any illegal action of a game still playing."""
 
     def reset(self, *a, **k):
@@ -105,7 +105,7 @@ class _CheckedEnv(VecEnv):
 
 def _learner(rules, num_envs, epsilon, seed=0):
     torch.manual_seed(seed)
-    venv = _CheckedEnv(num_envs, rules, seed=0, reward="win")
+    venv = CheckedEnv(num_envs, rules, seed=0, reward="win")
     net = PolicyValueNet(rules, hidden=16)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     ctx = TrainContext(rules, venv, net, lambda: PolicyValueNet(rules, hidden=16), opt,
@@ -126,7 +126,7 @@ def test_no_illegal_play_is_chosen_and_each_play_is_one_record(decks):
     losses = learner.update(batch, 1)
     assert np.isfinite(losses["q_loss"])
     # the greedy policy that evaluation and checkpoints use: legal on every decision
-    venv = _CheckedEnv(2, rules, seed=decks)
+    venv = CheckedEnv(2, rules, seed=decks)
     policy, rng = TorchPolicy(net), np.random.default_rng(0)
     obs, mask, _, _ = venv.reset(seed=7)
     finished = 0

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from test_dmc import CheckedEnv
 
 from agents import HeuristicAgent
 from agents.learners.base import TrainContext
@@ -153,22 +154,6 @@ def test_the_update_learns_the_soft_target_as_a_distribution():
     np.testing.assert_allclose(p[rows, two[:, 1]].mean(), 0.3, atol=0.05)
 
 
-class _CheckedEnv(VecEnv):
-    """A ``VecEnv`` that fails the test on any illegal action of a game still playing."""
-
-    def reset(self, *a, **k):
-        out = super().reset(*a, **k)
-        self._mask = out[1].copy()
-        return out
-
-    def step(self, actions):
-        live = self._mask.any(1)
-        legal = self._mask[np.arange(self.num_envs), actions]
-        assert legal[live].all(), f"illegal action in games {np.flatnonzero(live & ~legal)}"
-        out = super().step(actions)
-        self._mask = out[1].copy()
-        return out
-
 
 def _rollout_checkpoint(rules, path: Path) -> str:
     """A small random network for ``rules`` saved as a checkpoint (the shipped rollout network
@@ -188,7 +173,7 @@ def test_collection_respects_masks_and_labels_within_them(decks, tmp_path):
     rules = Rules(decks=decks)
     torch.manual_seed(0)
     search = CHEAP if decks == 2 else _rollout_checkpoint(rules, tmp_path / "r.pt")
-    venv = _CheckedEnv(1, rules, seed=decks, reward="win")
+    venv = CheckedEnv(1, rules, seed=decks, reward="win")
     net = PolicyValueNet(rules, hidden=16)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     ctx = TrainContext(rules, venv, net, lambda: PolicyValueNet(rules, hidden=16), opt,
