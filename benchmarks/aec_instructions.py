@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from bench_env import random_episode  # benchmarks/ is the script's folder
 
 from shengji_env.aec import env
 
@@ -23,16 +24,8 @@ def main(argv=None):
     args = args or ["1"]  # `make bench` runs every benchmark without arguments
     if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
         sys.exit("usage: aec_instructions.py EPISODES (a positive integer)")
-    e, rng, n = env(), np.random.default_rng(0), 0
-    for seed in range(int(args[0])):
-        e.reset(seed=seed)
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            e.step(rng.choice(np.flatnonzero(obs["action_mask"])))
-            n += 1
+    e, rng = env(), np.random.default_rng(0)
+    n = sum(random_episode(e, rng, seed) for seed in range(int(args[0])))
     print(f"decisions {n}")
 
 

@@ -28,6 +28,22 @@ import numpy as np
 # it (each of its runs does, from its own checkout).
 
 
+def random_episode(e, rng, seed: int) -> int:
+    """Play one episode of the AEC env ``e`` (reset with ``seed``) with uniformly random legal
+    actions from ``rng``; returns the decisions made (the workload of ``aec_rate`` and
+    ``aec_instructions.py``)."""
+    e.reset(seed=seed)
+    n = 0
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"])))
+        n += 1
+    return n
+
+
 def aec_rate(seconds: float, counts: dict | None = None, **kw) -> float:
     """Random AEC decisions per second; ``counts`` (a dict) also gets the finished ``hands``."""
     from shengji_env.aec import env
@@ -36,15 +52,8 @@ def aec_rate(seconds: float, counts: dict | None = None, **kw) -> float:
     rng = np.random.default_rng(0)
     n, t0, seed = 0, time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
-        e.reset(seed=seed)
+        n += random_episode(e, rng, seed)
         seed += 1
-        for agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            e.step(rng.choice(np.flatnonzero(obs["action_mask"])))
-            n += 1
     if counts is not None:
         counts["hands"] = seed  # every episode started was played out
     return n / (time.perf_counter() - t0)
