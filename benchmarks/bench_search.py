@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import HeuristicAgent  # noqa: E402
 from agents.eval import Deals, play_deals, summarize, wilson  # noqa: E402
+from agents.eval.arena import play_hand  # noqa: E402
 from agents.search import PIMCAgent  # noqa: E402
 from shengji_env import Rules  # noqa: E402
 from shengji_env.core.observe import observe_game  # noqa: E402
@@ -106,23 +107,53 @@ def agent_options(pairs: list[str]) -> dict:
     return out
 
 
+class OracleSampler:
+    """A diagnostic, not an agent: "worlds" that are the true deal of the hand being played
+    (``attach`` is given the reference ``Game``; ``agents.eval.arena.play_hand(on_game=...)``).
+    Every world is the same, so the search sees its real situation: what is left is the
+    rollout policy's error. ``eval --oracle`` measures how much a perfect belief could add."""
+
+    def __init__(self):
+        self.game = None
+
+    def attach(self, game) -> None:
+        self.game = game
+
+    def sample(self, view, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        g = self.game
+        me = g.to_act  # the searching seat: relative seat r is (me + r) % 4
+        hands = np.stack([g.hands[(me + r) % 4] for r in range(4)]).astype(np.uint8)
+        if not np.array_equal(hands[0], view.hand):
+            raise RuntimeError("oracle: the searching seat's hand differs from the game's")
+        return (np.repeat(hands[None], n, axis=0),
+                np.repeat(g.kitty.astype(np.uint8)[None], n, axis=0))
+
+
 def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0, stop: int | None = None,
-              options: dict | None = None) -> None:
-    """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings,
-    as ``shengji-eval``: the agents are deterministic, so the hands are the same) and append one
-    JSON line per hand to ``out`` as it ends — a run that is stopped keeps what it played."""
+              options: dict | None = None, oracle: bool = False) -> None:
+    """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings
+    and the agents' random streams exactly as ``shengji-eval``'s ``play_deals``: the agents are
+    deterministic, so the hands are the same) and append one JSON line per hand to ``out`` as
+    it ends — a run that is stopped keeps what it played. ``oracle``: the search's worlds are
+    the true deal (``OracleSampler``)."""
     rules = Rules()
     deal_set = Deals.generate(deals, rules, seed=seed)
-    agent, heur = PIMCAgent(rules, seed=seed, **(options or {})), HeuristicAgent(rules)
+    sampler = OracleSampler() if oracle else None
+    agent = PIMCAgent(rules, seed=seed, **{**(options or {}),
+                                           **({"sampler": sampler} if oracle else {})})
+    heur = HeuristicAgent(rules)
     for i in range(part, deals if stop is None else min(stop, deals), parts):
-        one = Deals(deal_set.decks[i:i + 1], deal_set.first_drawers[i:i + 1], seed=seed)
-        rec = play_deals((agent, heur), one, rules, seed=seed)
-        with open(out, "a") as f:
-            for k in range(len(rec)):
-                f.write(json.dumps({"deal": i, "a_seats": int(rec.a_seats[k]),
-                                    "a_reward": float(rec.a_reward[k]),
-                                    "a_dealer": bool(rec.a_dealer[k]),
-                                    "attacker_points": int(rec.attacker_points[k])}) + "\n")
+        for a_seats in (0, 1):
+            seating = [agent, heur, agent, heur] if a_seats == 0 else [heur, agent, heur, agent]
+            rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
+            game, rewards = play_hand(seating, deal_set.decks[i].astype(np.int64),
+                                      int(deal_set.first_drawers[i]), rules, rngs,
+                                      on_game=sampler.attach if oracle else None)
+            with open(out, "a") as f:
+                f.write(json.dumps({"deal": i, "a_seats": a_seats,
+                                    "a_reward": float(rewards[a_seats]),
+                                    "a_dealer": bool(game.dealer % 2 == a_seats),
+                                    "attacker_points": int(game.attacker_points)}) + "\n")
 
 
 def eval_summary(paths: list[str]) -> dict:
@@ -166,6 +197,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--stop", type=int, default=None, help="eval: play deals below this only")
+    p.add_argument("--oracle", action="store_true",
+                   help="eval: the search's worlds are the true deal (a diagnostic: what a "
+                        "perfect belief could add)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="PIMCAgent options (eval, time, curve), e.g. --set value=soft z=1")
     args = p.parse_args(argv)
@@ -181,7 +215,8 @@ def main(argv=None) -> int:
                   f"({r['rollouts_per_s']:.0f} per wall second)")
             print(json.dumps(r))
     elif args.mode == "eval":
-        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts)
+        eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts,
+                  args.oracle)
     elif args.mode == "paired":
         print(json.dumps(eval_paired(args.out, args.base)))
     elif args.mode == "summary":

@@ -208,13 +208,17 @@ class HandRecords:
 
 
 def play_hand(policies, deck: np.ndarray, first_drawer: int, rules: Rules,
-              rngs) -> tuple[Game, np.ndarray]:
+              rngs, on_game=None) -> tuple[Game, np.ndarray]:
     """Play one first hand of the reference game; ``policies[s]`` and ``rngs[s]`` act for seat
     ``s``. Returns the finished ``Game`` (``dealer``, ``attacker_points``, ``hand_result``) and
-    the final rewards ``float32[4]``."""
+    the final rewards ``float32[4]``. ``on_game(game)``, if given, is called once with the new
+    ``Game`` before the first decision (diagnostics that need the hidden state, such as the
+    search benchmark's oracle; never an agent's business)."""
     cfg = rules if rules.initial_first_drawer == first_drawer else \
         rules.replace(initial_first_drawer=int(first_drawer))
     game = Game(cfg, seed=0, deck=deck, dealer=None, levels=(0, 0))
+    if on_game is not None:
+        on_game(game)
     rewards = None
     while not game.done:
         seat = game.to_act
