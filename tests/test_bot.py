@@ -92,3 +92,17 @@ def test_the_trainer_refuses_the_bot_under_other_rules_and_says_how_to_leave_it_
     with pytest.raises(ConfigError, match="shipped bot cannot play") as e:
         runs.check_runnable(cfg, None)
     assert "eval.opponents={random: 25, heuristic: 10}" in str(e.value)
+
+
+def test_the_trainer_evaluates_against_the_bot():
+    from agents.base import TorchPolicy
+    from agents.eval import Deals
+    from agents.learners import runs
+    from agents.learners.nets import PolicyValueNet
+
+    rules = Rules()
+    torch.manual_seed(0)
+    student = TorchPolicy(PolicyValueNet(rules, hidden=16, blocks=0, card_head=0).eval())
+    out = runs.evaluate_against(student, {"bot": specs.resolve("bot", rules)},
+                                {"bot": Deals.generate(1, rules, 5)}, rules, seed=5)
+    assert out["bot"]["hands"] == 2 and 0.0 <= out["bot"]["win_rate"] <= 1.0
