@@ -1,4 +1,4 @@
-"""The shipped bot: the repository's strongest trained network, as the agent ``bot``.
+"""The shipped bot: the strongest trained network kept in the repository, as the agent ``bot``.
 
     shengji-eval bot heuristic              shengji-play --opponents bot
     eval: {opponents: {bot: 50}}            (train.py: the bot as an evaluation opponent)
