@@ -5,7 +5,9 @@
 * ``agents.learners`` — networks, the shared rollout, the ``Learner`` plug-ins (PPO, imitation);
 * ``agents.eval`` — duplicate-deal arena, statistics, the ``shengji-eval`` command;
 * ``agents.specs`` — agent specs (``heuristic``, ``runs/x``, ``pkg.mod:Bot?depth=3``) → policies;
-* ``agents.checkpoint`` — the checkpoint format and loading a trained policy.
+* ``agents.checkpoint`` — the checkpoint format and loading a trained policy;
+* ``agents.export`` — slim (weights-only) checkpoints to commit;
+* ``agents.search`` — the search agent (``pimc``); ``agents.bot`` — the shipped bot (``bot``).
 """
 
 from .base import BasePolicy, Policy, TorchPolicy, policy_from_fn

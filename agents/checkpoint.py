@@ -35,8 +35,8 @@ from .base import TorchPolicy
 from .learners.nets import PolicyValueNet
 
 __all__ = ["CHECKPOINT_PREFIX", "CHECKPOINT_VERSION", "RESUME_KEYS", "check_resumable",
-           "checkpoints", "latest_checkpoint", "load_checkpoint",
-           "load_policy", "net_from_checkpoint", "rules_to_dict", "save_checkpoint", "upgrade"]
+           "checkpoints", "latest_checkpoint", "load_checkpoint", "load_policy",
+           "net_from_checkpoint", "rules_diff", "rules_to_dict", "save_checkpoint", "upgrade"]
 
 CHECKPOINT_PREFIX = "shengji-rl/"
 CHECKPOINT_VERSION = 2
@@ -47,6 +47,13 @@ def rules_to_dict(rules: Rules) -> dict:
     """A ``Rules`` as plain options (``Rules(**d) == rules``)."""
     return {k: (list(v) if isinstance(v, tuple) else v)
             for k, v in dataclasses.asdict(rules).items()}
+
+
+def rules_diff(rules: Rules, trained: Rules) -> str:
+    """The options where ``rules`` differ from ``trained``, e.g. ``"decks=1 (trained: 2)"``."""
+    a, b = rules_to_dict(rules), rules_to_dict(trained)
+    diff = [f"{k}={a[k]} (trained: {b[k]})" for k in a if a[k] != b.get(k)]
+    return ", ".join(diff) or "the same options"
 
 
 def save_checkpoint(state: dict, run_dir: str | Path, update: int, learner: str,
@@ -204,9 +211,9 @@ def net_from_checkpoint(ckpt: dict, rules: Rules | None = None) -> PolicyValueNe
     ref = PolicyValueNet(trained, **spec) if rules != trained else net
     if (net.obs_size, net.num_actions) != (ref.obs_size, ref.num_actions):
         raise ValueError(f"the checkpoint was trained with observations of size {ref.obs_size} "
-                         f"and {ref.num_actions} actions; these rules give {net.obs_size} and "
-                         f"{net.num_actions} (rules options that change the observation or "
-                         "action layout need a network trained with them)")
+                         f"and {ref.num_actions} actions; these rules ({rules_diff(rules, trained)}) "
+                         f"give {net.obs_size} and {net.num_actions} (rules options that change "
+                         "the observation or action layout need a network trained with them)")
     try:
         net.load_state_dict(ckpt["model"])
     except RuntimeError as e:

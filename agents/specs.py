@@ -7,8 +7,9 @@ text *spec* into a ``Policy`` with ``resolve(spec, rules)``. A spec is::
 
 where ``NAME`` is, in the order tried:
 
-* a built-in agent: ``random``, ``heuristic``, ``pimc`` (the search agent, ``agents.search``)
-  (``BUILTIN``; more are added with ``register``);
+* a built-in agent: ``random``, ``heuristic``, ``pimc`` (the search agent, ``agents.search``),
+  ``bot`` (the shipped trained network, ``agents.bot``) (``BUILTIN``; more are added with
+  ``register``);
 * a name registered by an installed package in the entry-point group ``shengji_rl.agents``
   (``[project.entry-points."shengji_rl.agents"] mybot = "mypkg.bots:make_bot"``);
 * a checkpoint file written by ``train.py``, or a run folder (its newest checkpoint);
@@ -44,6 +45,7 @@ BUILTIN: dict[str, str | Callable[..., Policy]] = {
     "random": "agents.baselines.random:RandomAgent",
     "heuristic": "agents.baselines.heuristic:HeuristicAgent",
     "pimc": "agents.search:PIMCAgent",  # Monte-Carlo search, e.g. pimc?worlds=24&candidates=6
+    "bot": "agents.bot:BotAgent",  # the shipped trained network (agents/bot), e.g. bot?sample=true
 }
 
 

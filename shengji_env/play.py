@@ -267,7 +267,8 @@ def main(argv=None, resolve_agent=None) -> int:
     parser.add_argument("--match", action="store_true", help="play a match, not one hand")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument("--partner", default="random", metavar="AGENT",
-                        help="your partner: random, heuristic, module:attr or a checkpoint")
+                        help="your partner: random, heuristic, pimc, bot, module:attr or a "
+                             "checkpoint")
     parser.add_argument("--opponents", default="random", metavar="AGENT",
                         help="both opponents (same choices)")
     parser.add_argument("--save-games", metavar="DIR",

@@ -6,7 +6,8 @@
     shengji-eval heuristic random --save-deals deals.npz  # keep the deals to reproduce exactly
     shengji-eval heuristic random --load-deals deals.npz --json
 
-Agents are named by a *spec* (``agents.specs``): ``random``, ``heuristic``, a name registered in
+Agents are named by a *spec* (``agents.specs``): ``random``, ``heuristic``, ``pimc`` (the search
+agent), ``bot`` (the shipped trained network, ``agents.bot``), a name registered in
 the ``shengji_rl.agents`` entry-point group, a checkpoint file or run folder, or ``module:attr``
 (a ``Policy`` instance, or a class / factory called with the ``Rules``), with options as
 ``NAME?KEY=VALUE&KEY=VALUE``.
@@ -234,8 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="shengji-eval", description="Play agents against each other on duplicate deals "
         "(each deal twice, teams swapped) and report win rates with 95% confidence intervals.")
     p.add_argument("agents", nargs="+", metavar="AGENT",
-                   help="agent specs (two or more): random, heuristic, a checkpoint or run "
-                        "folder, module:attr; options as NAME?KEY=VALUE&...")
+                   help="agent specs (two or more): random, heuristic, pimc, bot, a checkpoint "
+                        "or run folder, module:attr; options as NAME?KEY=VALUE&...")
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--decks", type=int, default=None,

@@ -181,7 +181,9 @@ def check_runnable(cfg, resume: dict | None) -> None:
         try:
             resolve(spec, rules)
         except (ValueError, TypeError, OSError) as e:
-            raise ConfigError(f"eval.opponents: {e}") from None
+            rest = ", ".join(f"{k}: {n}" for k, n in cfg.eval.opponents.items() if k != spec)
+            raise ConfigError(f"eval.opponents: {e} (to leave it out: --set "
+                              f"'eval.opponents={{{rest}}}')") from None
     from agents.learners import learner_class
 
     for stage in cfg.learner:  # a learner's own agents (a search, an opponent) for these rules

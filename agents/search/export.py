@@ -2,10 +2,10 @@
 
     python -m agents.search.export RUN_DIR [OUT]      # OUT default: agents/search/weights/rollout.pt
 
-Keeps what ``agents.checkpoint.load_checkpoint`` / ``net_from_checkpoint`` need (format,
-version, network spec, rules, weights) and drops the optimizer, pool and random states, so the
-file stays small enough to commit. It is still a trainer checkpoint: ``shengji-eval
-agents/search/weights/rollout.pt heuristic`` evaluates the rollout policy on its own.
+A weights-only copy (``agents.export``: network spec, rules, weights, training config; no
+optimizer, pool or random states), small enough to commit. It is still a trainer checkpoint:
+``shengji-eval agents/search/weights/rollout.pt heuristic`` evaluates the rollout policy on its
+own.
 """
 
 from __future__ import annotations
@@ -13,27 +13,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import torch
-
-from agents.checkpoint import load_checkpoint
+from agents import export as slim
 
 from .rollout import DEFAULT_WEIGHTS
-
-KEEP = ("format", "version", "net", "rules", "model", "update", "global_step", "hands")
 
 
 def export(run: str | Path, out: str | Path = DEFAULT_WEIGHTS) -> Path:
     """Write the slim copy of ``run``'s latest checkpoint (or of a checkpoint file) to ``out``."""
-    ckpt = load_checkpoint(run)
-    slim = {k: ckpt[k] for k in KEEP if k in ckpt}
-    slim["model"] = {k: v.float().clone() for k, v in slim["model"].items()}
-    slim["config"] = {k: ckpt["config"][k] for k in ("name", "seed", "hidden", "blocks", "card_head",
-                                                   "imitation_updates", "num_envs")
-                      if k in ckpt.get("config", {})}
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(slim, out)
-    return out
+    return slim.export(run, out)
 
 
 def main(argv: list[str] | None = None) -> int:

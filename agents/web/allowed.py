@@ -2,9 +2,10 @@
 
 A spec from the page is resolved only if it is
 
-* a built-in or registered agent name (``random``, ``heuristic``, ``pimc``, entry points), with
-  options that are numbers, booleans or plain words (``pimc?worlds=8&rollout=heuristic``; a
-  string with ``/``, ``.`` or ``:`` could name a file or a module, e.g. weights to unpickle);
+* a built-in or registered agent name (``random``, ``heuristic``, ``pimc``, ``bot``, entry
+  points), with options that are numbers, booleans or plain words
+  (``pimc?worlds=8&rollout=heuristic``; a string with ``/``, ``.`` or ``:`` could name a file
+  or a module, e.g. weights to unpickle);
 * a checkpoint file or run folder *under one of the server's agent folders*
   (``shengji-web --agent-dir runs``, the default; ``runs/x`` or ``x`` for ``runs/x``);
 * ``module:attr`` (which imports any module), or options that are not plain words, only when the
