@@ -31,6 +31,7 @@ from shengji_env.rules import (
     follow_tuples,
     is_legal_follow,
     legal_next_cards,
+    suit_layout,
     trick_winner,
 )
 
@@ -44,13 +45,10 @@ def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
                    ctx: TrumpContext) -> list[tuple[int, np.ndarray]]:
     """Every ``(top, cards int64[54])`` unit of shape (k, length) that ``counts`` holds in
     ``suit`` (RULES.md §6.1); at a position with several identities the first one with k copies."""
-    size = int(ctx.suit_size[suit])
-    pick = []
-    for i in range(size):
-        ids = ctx.position_cards.get((suit, i), ())
-        pick.append(next((c for c in ids if counts[c] >= k), -1))
+    have = counts.tolist()  # Python ints: element access on arrays is slow
+    pick = [next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx)]
     out = []
-    for top in range(length - 1, size):
+    for top in range(length - 1, len(pick)):
         span = pick[top - length + 1: top + 1]
         if min(span) >= 0:
             u = np.zeros(54, dtype=np.int64)
@@ -114,13 +112,24 @@ class Table:
         return t
 
     # ---------------------------------------------------------------- derived facts
+    @cached_property
+    def _suit_masks(self) -> list[np.ndarray]:
+        return [self.eff == s for s in range(5)]  # bool[54] per effective suit
+
     def suit_cards(self, counts: np.ndarray, suit: int) -> np.ndarray:
-        return np.where(self.eff == suit, counts, 0)
+        return np.where(self._suit_masks[suit], counts, 0)
+
+    @cached_property
+    def _top_unseen(self) -> list[int]:
+        """Highest order index among unseen cards of each effective suit (-1: none)."""
+        tops = np.full(5, -1, dtype=np.int64)
+        seen = self.unseen > 0
+        np.maximum.at(tops, self.eff[seen], self.idx[seen])
+        return tops.tolist()
 
     def top_unseen(self, suit: int) -> int:
         """Highest order index among unseen cards of ``suit`` (-1: none)."""
-        m = (self.eff == suit) & (self.unseen > 0)
-        return int(self.idx[m].max()) if m.any() else -1
+        return self._top_unseen[suit]
 
     def unseen_top(self, suit: int, k: int, length: int) -> int:
         """Highest top of a (k, length) unit the unseen cards could form in ``suit`` (-1: none).
@@ -149,12 +158,12 @@ class Table:
         """Per-card costs ``float64[54]``: ``keep`` (ducking), ``give`` (to a partner),
         ``discard`` (off-suit, when void): low = play it."""
         strength = self.idx + np.where(self.eff == TRUMP, TRUMP_BONUS, 0.0)
-        tops = np.array([self.top_unseen(s) for s in range(5)])
+        tops = np.array(self._top_unseen)
         winner = self.idx > tops[self.eff]
         pair = (self.hand >= 2) & (self.rules.decks >= 2)
         triple = self.hand >= 3  # 3-4 decks: a triple (or quad) is worth keeping whole
         base = strength + 6.0 * winner + 3.0 * pair + 3.0 * triple
-        suit_len = np.array([self.suit_cards(self.hand, s).sum() for s in range(5)])
+        suit_len = np.bincount(self.eff, weights=self.hand, minlength=5)  # cards per suit
         short = 0.4 * suit_len[self.eff] * (self.eff != TRUMP)
         keep = base + 2.0 * POINTS
         return {"keep": keep, "give": base - 2.5 * POINTS, "discard": keep + short}

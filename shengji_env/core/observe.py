@@ -154,8 +154,10 @@ class ObservationView:
 
 
 def _onehot_index(v: np.ndarray) -> int:
-    hot = np.flatnonzero(v > 0.5)
-    return int(hot[0]) if hot.size else -1
+    """The first index of ``v`` above 0.5, -1 if none (argmax of a bool array: the first True)."""
+    hot = v > 0.5
+    i = int(hot.argmax())
+    return i if hot[i] else -1
 
 
 def decode(observation: np.ndarray, cfg) -> ObservationView:

@@ -29,7 +29,7 @@ from .order import (
                     parse_trump,
                     single_suit,
 )
-from .patterns import Unit, decompose, is_throw, is_tractor, match_value, matches, pairs
+from .patterns import Unit, decompose, is_throw, is_tractor, match_value, matches, pairs, suit_layout
 from .play import (
                     ThrowResult,
                     is_legal_follow,
@@ -50,6 +50,7 @@ __all__ = [
     "describe_action", "effective_suit", "is_legal_follow", "is_legal_lead", "is_ruff",
     "is_throw", "is_tractor", "is_trump", "kitty_multiplier", "legal_declarations",
     "legal_follows", "legal_next_cards", "level_outcome", "make_rules", "match_value", "matches",
-    "next_dealer", "order_index", "pairs", "parse_trump", "seats", "single_suit", "trick_points",
+    "next_dealer", "order_index", "pairs", "parse_trump", "seats", "single_suit", "suit_layout",
+    "trick_points",
     "trick_winner", "validate_throw",
 ]

@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 
 from .order import TrumpContext
-from .patterns import _context, _placements, _suit_layout, decompose
+from .patterns import _context, _placements, decompose, suit_layout
 
 Shape = tuple  # sorted (desc) tuple of parts (k, length), k >= 2
 
@@ -168,7 +168,7 @@ def _witnesses(in_suit, lead, within, level, trump, decks, att, order, partial):
     hand = np.array(in_suit, dtype=np.int64)
     units = decompose(np.array(lead, dtype=np.int64), ctx)
     suit = int(ctx.effective_suits[int(np.flatnonzero(np.array(lead))[0])])
-    layout = _suit_layout(suit, ctx)
+    layout = suit_layout(suit, ctx)
     limit = None if within is None else np.array(within, dtype=np.int64)
     states = {tuple([0] * len(hand)): np.zeros_like(hand)}
     for u in units:

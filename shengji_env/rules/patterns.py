@@ -46,8 +46,9 @@ class Unit:
         return f"Unit(k={self.k}, length={self.length}, top={self.top}, {cards.format(self.counts)!r})"
 
 
-def _suit_layout(suit: int, ctx: TrumpContext) -> tuple[tuple[int, ...], ...]:
-    """Identities at each position 0..size-1 of an effective suit, each in suit order S,H,C,D."""
+def suit_layout(suit: int, ctx: TrumpContext) -> tuple[tuple[int, ...], ...]:
+    """Identities at each position 0..size-1 of effective suit ``suit`` (low → high), each
+    position's in suit order S, H, C, D; cached on the context."""
     layouts = ctx.__dict__.get("_suit_layouts")  # cached on the (frozen) context: built once
     if layouts is None:
         layouts = tuple(tuple(ctx.position_cards.get((e, i), ()) for i in range(int(ctx.suit_size[e])))
@@ -68,7 +69,7 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
     if not counts.any():
         return []
     suit = single_suit(counts, ctx)
-    layout = _suit_layout(suit, ctx)
+    layout = suit_layout(suit, ctx)
     order = ctx.order_indices
     rest = [int(x) for x in counts.tolist()]  # Python ints: element access on arrays is slow
     found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
@@ -156,7 +157,7 @@ def _best(play: tuple, multi: tuple, primary, level, trump, decks, att, suit) ->
     # None: the remaining shapes cannot be cut from ``play``; else the best primary top (-1: none)
     if not multi:
         return -1  # matched; no primary-shaped part in this branch (caller takes max)
-    layout = _suit_layout(suit, _context(level, trump, decks, att))
+    layout = suit_layout(suit, _context(level, trump, decks, att))
     rest = np.array(play, dtype=np.int64)
     (k, length), others = multi[0], multi[1:]
     best = None
@@ -206,7 +207,7 @@ def matches(play: np.ndarray, structure: list[tuple[int, int]], ctx: TrumpContex
 def pair_counts(counts: np.ndarray, suit: int, ctx: TrumpContext) -> list[int]:
     """Pairs available at each position of ``suit`` (``sum(count // 2)`` over its identities)."""
     counts = np.asarray(counts)
-    return [sum(int(counts[c]) // 2 for c in ids) for ids in _suit_layout(suit, ctx)]
+    return [sum(int(counts[c]) // 2 for c in ids) for ids in suit_layout(suit, ctx)]
 
 
 def pairs(counts: np.ndarray) -> int:

@@ -20,11 +20,11 @@ from .order import TRUMP, TrumpContext, single_suit, suits_present
 from .patterns import (
     Unit,
     _placements,
-    _suit_layout,
     decompose,
     match_value,
     pair_counts,
     pairs,
+    suit_layout,
     tractor_pairs,
 )
 
@@ -66,7 +66,7 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
     hand = _u8(hand).tolist()  # Python ints: element access on arrays is slow
-    layout = _suit_layout(suit, ctx)
+    layout = suit_layout(suit, ctx)
     if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
         return True
     if tuple_beats_chain and unit.length >= 2:
@@ -411,7 +411,7 @@ def _witness_fits(in_suit, n: int, suit, ctx, req):
 def _tractor_choices(in_suit, suit, lengths: tuple, want: int, ctx):
     """Sets of pair identities forming disjoint tractors (one per matched lead tractor length)
     that total ``want`` pairs."""
-    layout = _suit_layout(suit, ctx)
+    layout = suit_layout(suit, ctx)
     found = []
 
     def rec(k, used: frozenset, total):
@@ -499,7 +499,7 @@ def _count_only_value(play, units, ctx):
 
 def _tuple_positions(play, ctx) -> dict[int, list[int]]:
     """k → ``k``-tuples of ``play`` (trump cards) at each trump position, ``Σ count // k``."""
-    layout = _suit_layout(TRUMP, ctx)
+    layout = suit_layout(TRUMP, ctx)
     return {k: [sum(int(play[c]) // k for c in ids) for ids in layout]
             for k in range(2, ctx.decks + 1)}
 
@@ -537,7 +537,7 @@ def _tuple_key(play, units, ctx, cfg):
 def _splits(play, structure, ctx, suit):
     """All ways to cut the lead's structure from ``play``: a sorted tuple of tops per shape."""
     multi = sorted((s for s in structure if s[0] >= 2), reverse=True)
-    layout = _suit_layout(suit, ctx)
+    layout = suit_layout(suit, ctx)
     out = set()
 
     def rec(rest, i, tops):
