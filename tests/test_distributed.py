@@ -64,8 +64,11 @@ def test_two_workers_on_local_ray_train_checkpoint_resume_and_survive_a_kill(tmp
     ea = EventAccumulator(str(run_dir))
     ea.Reload()
     tags = set(ea.Tags()["scalars"])
-    assert {"perf/policy_lag", "perf/hands_per_s/worker_0", "perf/hands_per_s/worker_1",
-            "losses/policy_loss"} <= tags
+    assert {"perf/policy_lag", "losses/policy_loss"} <= tags
+    # an update takes the first batches that arrive, so on a slow machine one worker may supply
+    # them all (the other still starting up): each logged rate is a worker's, at least one is
+    rates = {t for t in tags if t.startswith("perf/hands_per_s/")}
+    assert rates and rates <= {"perf/hands_per_s/worker_0", "perf/hands_per_s/worker_1"}
     assert [e.value for e in ea.Scalars("perf/replaced_workers")][-1] == 1  # killed after update 2
     assert max(e.value for e in ea.Scalars("perf/policy_lag")) <= 1  # max_policy_lag
     resumed = run_train("--resume", str(run_dir), "--set", "run.total_updates=4",
