@@ -14,7 +14,9 @@ n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one
 hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
 gives the win rate and its interval; ``paired --out F... --base G...`` compares two record sets
 hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent`` options to
-``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N.
+``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N; ``eval --oracle``
+gives the search the true deal as every world (``OracleSampler``: a diagnostic of what a perfect
+belief could add, never an agent).
 """
 
 from __future__ import annotations
