@@ -83,6 +83,7 @@ from shengji_env.core.observe import layout
 
 from ..config import ConfigError, option
 from .base import Learner
+from .imitation import choice_hits, target_log_prob
 from .nets import MASKED_LOGIT, masked_distribution
 from .ppo import potential
 from .rollout import play_hands
@@ -294,9 +295,8 @@ def expert_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Exper
             nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
             optimizer.step()
             with torch.no_grad():
-                hard = -torch.logsumexp(logp.masked_fill(~targets[mb], MASKED_LOGIT), dim=1).mean()
-                choice = mask[mb].sum(1) > 1
-                hit = targets[mb].gather(1, logp.argmax(1, keepdim=True))[:, 0][choice]
+                hard = -target_log_prob(logp, targets[mb]).mean()
+                hit = choice_hits(logp, targets[mb], mask[mb])
             log["policy_loss"].append(pol.item())
             log["hard_loss"].append(hard.item())
             if hit.numel():

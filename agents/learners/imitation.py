@@ -126,6 +126,19 @@ def teacher_targets(teacher: Policy, obs: np.ndarray, mask: np.ndarray,
     return actions, targets
 
 
+def target_log_prob(logp: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """``float[B]`` — log π of the target set per row (``logp`` normalised log-probabilities,
+    ``targets`` bool[B, A]: every action that makes the teacher's play)."""
+    return torch.logsumexp(logp.masked_fill(~targets, MASKED_LOGIT), dim=1)
+
+
+def choice_hits(logp: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``bool[C]`` — does the argmax make the teacher's play, over the C rows with more than
+    one legal action (forced moves would flatter the accuracy)."""
+    hit = targets.gather(1, logp.argmax(1, keepdim=True))[:, 0]
+    return hit[mask.sum(1) > 1]
+
+
 def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: Demonstrations, *,
                      epochs: int, minibatch_size: int, vf_coef: float, max_grad_norm: float,
                      np_rng: np.random.Generator) -> dict:
@@ -145,7 +158,7 @@ def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: De
             logits, value = net(obs[mb])
             dist = masked_distribution(logits, mask[mb])
             logp = dist.logits  # normalised log-probabilities
-            ce = -torch.logsumexp(logp.masked_fill(~targets[mb], MASKED_LOGIT), dim=1).mean()
+            ce = -target_log_prob(logp, targets[mb]).mean()
             v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
             loss = ce + vf_coef * v_loss
             optimizer.zero_grad()
@@ -153,8 +166,7 @@ def imitation_update(net: nn.Module, optimizer: torch.optim.Optimizer, demos: De
             nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
             optimizer.step()
             with torch.no_grad():
-                choice = mask[mb].sum(1) > 1  # forced moves would flatter the accuracy
-                hit = targets[mb].gather(1, logp.argmax(1, keepdim=True))[:, 0][choice]
+                hit = choice_hits(logp, targets[mb], mask[mb])
             log["imitation_loss"].append(ce.item())
             if hit.numel():
                 log["accuracy"].append(hit.float().mean().item())
