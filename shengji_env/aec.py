@@ -220,7 +220,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.illegal = False
-        self.agent_selection = AGENTS[int(self.state.to_act[0])]
+        self.agent_selection = AGENTS[self.state.to_act.item(0)]
         self._set_infos()
 
     def _final_info(self, offender: str | None = None, rewards=None) -> dict:
@@ -228,7 +228,7 @@ class raw_env(AECEnv, EzPickle):
         Find-friends adds the hand's sides and per-player levels (instead of team levels) and
         the per-side zero-sum view of the rewards (``rewards``: float32[4] of the last step)."""
         s = self.state
-        points = int(s.attacker_points[0]) if offender is None else 0
+        points = s.attacker_points.item(0) if offender is None else 0
         if rewards is None:
             rewards = np.array([self.rewards.get(a, 0.0) for a in AGENTS], dtype=np.float32)
         if self.info_mode == "readable":
@@ -246,12 +246,12 @@ class raw_env(AECEnv, EzPickle):
                         float(rewards[~side][0]) if (~side).any() else 0.0)
         if self.info_mode == "readable":
             info.update(seat_levels=s.seat_levels[0].tolist(), dealer_side=np.flatnonzero(side).tolist(),
-                        friend=None if s.friend[0] < 0 else int(s.friend[0]),
-                        friend_card=int(s.friend_card[0]),
+                        friend=None if s.friend[0] < 0 else s.friend.item(0),
+                        friend_card=s.friend_card.item(0),
                         side_rewards={"dealer_side": side_rewards[0], "attackers": side_rewards[1]})
         else:  # fixed shapes, numbers only
             info.update(seat_levels=s.seat_levels[0].astype(np.int64), dealer_side=side,
-                        friend=int(s.friend[0]), friend_card=int(s.friend_card[0]),
+                        friend=s.friend.item(0), friend_card=s.friend_card.item(0),
                         side_rewards=np.array(side_rewards, dtype=np.float32))
         return info
 
@@ -261,15 +261,15 @@ class raw_env(AECEnv, EzPickle):
                               for k, v in final.items()} for a in self.agents}
         else:  # fresh empty dicts (a caller may have written into the previous ones)
             self.infos = {a: {} for a in self.agents}
-        seat = int(self.state.to_act[0]) if self.info_mode == "readable" else -1
+        seat = self.state.to_act.item(0) if self.info_mode == "readable" else -1
         if seat >= 0 and not self.terminations.get(AGENTS[seat], True):
             mask = self.engine.legal_mask(self.state)[0]
             self.infos[AGENTS[seat]].update(legal_moves=mask.nonzero()[0].tolist(),
-                                            phase=_PHASE_NAMES[int(self.state.phase[0])])
+                                            phase=_PHASE_NAMES[self.state.phase.item(0)])
 
     def observe(self, agent):
         seat = AGENTS.index(agent)
-        if seat == int(self.state.to_act[0]) and not self.illegal:
+        if seat == self.state.to_act.item(0) and not self.illegal:
             mask = self.engine.legal_mask(self.state)[0].astype(np.int8)
         else:
             mask = np.zeros(self.engine.num_actions, dtype=np.int8)
@@ -278,7 +278,7 @@ class raw_env(AECEnv, EzPickle):
     def legal_actions(self, agent=None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act); empty if not its turn."""
         seat = AGENTS.index(agent or self.agent_selection)
-        if seat != int(self.state.to_act[0]) or self.illegal:
+        if seat != self.state.to_act.item(0) or self.illegal:
             return []
         return np.flatnonzero(self.engine.legal_mask(self.state)[0]).tolist()
 
@@ -306,7 +306,7 @@ class raw_env(AECEnv, EzPickle):
                         else f"not an action id: ids are 0-{mask.size - 1}")
                 raise IllegalActionError(
                     f"illegal action {a} ({what}) for {agent} in phase "
-                    f"{Phase(int(self.state.phase[0])).name}; legal actions: {legal}")
+                    f"{Phase(self.state.phase.item(0)).name}; legal actions: {legal}")
             # penalize: the offending team -1, the other +1 (zero-sum), episode over
             self.illegal = True
             side = self._side_of(seat)
@@ -324,7 +324,7 @@ class raw_env(AECEnv, EzPickle):
             self.terminations = {x: True for x in self.agents}
             self._set_infos(self._final_info(rewards=rewards[0]))
         else:
-            self.agent_selection = AGENTS[int(self.state.to_act[0])]
+            self.agent_selection = AGENTS[self.state.to_act.item(0)]
             self._set_infos()
         if self.render_mode == "human":
             self.render()

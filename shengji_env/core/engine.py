@@ -183,7 +183,7 @@ class Engine:
         """``legal_mask`` of a one-game batch: PLAY (most decisions) takes the scalar path of
         ``one_game``; the other phases fill the row with the batch code."""
         mask = np.zeros((1, self.num_actions), dtype=bool)
-        phase = int(s.phase[0])
+        phase = s.phase.item(0)
         if phase == PLAY:
             one_game.mask_play(self, s, 0, mask[0])
         elif phase != OVER:
@@ -254,8 +254,8 @@ class Engine:
 
     @staticmethod
     def _raise_illegal(s, g: int, a, mask):
-        raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {int(s.to_act[g])}, "
-                         f"phase {Phase(int(s.phase[g])).name}); legal: "
+        raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {s.to_act.item(g)}, "
+                         f"phase {Phase(s.phase.item(g)).name}); legal: "
                          f"{np.flatnonzero(mask[g]).tolist()}")
 
     def _step_one(self, s, actions):
@@ -298,12 +298,12 @@ class Engine:
         """``_apply`` for game 0 of a one-game batch."""
         s.mask = None
         log.record_one(s, 0, action)
-        if int(s.phase[0]) == PLAY:
+        if s.phase.item(0) == PLAY:
             one_game.step_play(self, s, 0, action, rewards)
             if self.find_friend:
                 hand.note_reveals(self, s, np.zeros(1, dtype=np.int64))
         else:
-            self._apply_phase(s, int(s.phase[0]), np.zeros(1, dtype=np.int64), np.array([action]),
+            self._apply_phase(s, s.phase.item(0), np.zeros(1, dtype=np.int64), np.array([action]),
                               rewards)
 
     def _apply(self, s, G, actions, rewards):

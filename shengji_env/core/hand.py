@@ -47,7 +47,7 @@ def start_episodes(eng, s, G) -> None:
         first = (int(s.rng(g).integers(4)) if eng.cfg.initial_first_drawer == "RANDOM"
                  else eng.cfg.initial_first_drawer)
         if s.has_given[g]:
-            first = int(s.given_first[g])
+            first = s.given_first.item(g)
         dealers.append(-1 if dealer is None else dealer)
         drawers.append(first if dealer is None else dealer)
         s.history[g] = []
@@ -104,15 +104,15 @@ def _finish_declaring_one(eng, s, g: int) -> None:
     cfg, first = eng.cfg, bool(s.first_hand[g])
     if cfg.declaration_mode == "FIXED":
         trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
-        return begin_bury(eng, s, g, int(s.first_drawer[g]) if first else int(s.dealer[g]), trump)
+        return begin_bury(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g), trump)
     if s.decl_player[g] >= 0:
-        kind, suit = int(s.decl_kind[g]), int(s.decl_suit[g])
+        kind, suit = s.decl_kind.item(g), s.decl_suit.item(g)
         trump = suit if kind == declare.LEVEL else NT
         if first:
-            dealer = (int(s.first_declarer[g]) if cfg.first_hand_dealer == "FIRST_DECLARER"
-                      else int(s.decl_player[g]))
+            dealer = (s.first_declarer.item(g) if cfg.first_hand_dealer == "FIRST_DECLARER"
+                      else s.decl_player.item(g))
         else:
-            dealer = int(s.dealer[g])
+            dealer = s.dealer.item(g)
         return begin_bury(eng, s, g, dealer, trump)
     fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
     if fallback == "REDEAL":
@@ -120,9 +120,9 @@ def _finish_declaring_one(eng, s, g: int) -> None:
         G = np.array([g])
         return start_hands(eng, s, G, s.dealer[G].copy(), s.first_drawer[G].copy())
     if deal.post_deal_mode(eng, s, np.array([g]))[0]:
-        s.phase[g], s.to_act[g] = Phase.NAME, seats.partner(int(s.dealer[g]))
+        s.phase[g], s.to_act[g] = Phase.NAME, seats.partner(s.dealer.item(g))
         return
-    dealer = int(s.first_drawer[g]) if first else int(s.dealer[g])
+    dealer = s.first_drawer.item(g) if first else s.dealer.item(g)
     if fallback.endswith("FLIP_KITTY"):
         h = cfg.hand_size
         trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
@@ -141,7 +141,7 @@ def mask_name(eng, s, G, out) -> None:
 def step_name(eng, s, G, actions) -> None:
     """Apply NAME ids: the named trump stands and the dealer buries."""
     for g, a in zip(G, actions):
-        begin_bury(eng, s, int(g), int(s.dealer[g]), int(a) - eng.layout.name_base)
+        begin_bury(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
 
 
 def _initial_side(eng, dealers):
@@ -157,7 +157,7 @@ def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
     s.dealer[g], s.trump[g] = dealer, trump
     s.dealer_side[g] = _initial_side(eng, [dealer])[0]
     s.level[g] = s.seat_levels[g, dealer]
-    s.ctx[g] = context_id(int(s.level[g]), trump)
+    s.ctx[g] = context_id(s.level.item(g), trump)
     s.eff[g] = eng.tables.eff[s.ctx[g]]
     s.idx[g] = eng.tables.idx[s.ctx[g]]
     s.picked_up[g] = s.kitty[g]
@@ -191,7 +191,7 @@ def step_friend(eng, s, G, actions) -> None:
     nobody, AMB-16), fix the dealer side, and begin the play."""
     for g, a in zip(G, actions):
         g, card = int(g), int(a) - eng.layout.friend_base
-        dealer = int(s.dealer[g])
+        dealer = s.dealer.item(g)
         friend = scoring.resolve_friend(dealer, card, s.hands[g], eng.cfg.decks)
         s.friend_card[g] = card
         s.friend[g] = -1 if friend is None else friend
@@ -226,9 +226,9 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     dug = attackers[np.arange(G.size), winners]
     for i in np.flatnonzero(dug & (bonus < 0)):
         g = int(G[i])
-        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
-            plays[i, (winners[i] - int(s.leader[g])) % 4]
+            plays[i, (winners[i] - s.leader.item(g)) % 4]
         bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
     s.kitty_bonus[G] = np.maximum(bonus, 0)
     points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]

@@ -25,17 +25,17 @@ def record(s: BatchState, G, actions) -> None:
 
 def record_one(s: BatchState, g: int, action: int) -> None:
     """``record`` for one game with Python ints (the one-game path)."""
-    n = int(s.log_len[g])
+    n = s.log_len.item(g)
     if n >= LOG_LEN:
         spill(s, g)
         n = 0
-    s.log[g, n] = (int(s.to_act[g]) << 8) | action
+    s.log[g, n] = (s.to_act.item(g) << 8) | action
     s.log_len[g] = n + 1
 
 
 def spill(s: BatchState, g: int) -> None:
     """Move game ``g``'s current log into its history (a hand ends in match mode, a redeal)."""
-    n = int(s.log_len[g])
+    n = s.log_len.item(g)
     s.history[g].extend((int(c) >> 8, int(c) & 255) for c in s.log[g, :n])
     s.log_len[g] = 0
 
@@ -48,7 +48,7 @@ def mark_redeal(s: BatchState, g: int) -> None:
 
 def game_log(s: BatchState, g: int) -> list[tuple[int, int]]:
     """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
-    n = int(s.log_len[g])
+    n = s.log_len.item(g)
     return s.history[g] + [(int(c) >> 8, int(c) & 255) for c in s.log[g, :n]]
 
 

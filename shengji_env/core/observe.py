@@ -88,6 +88,7 @@ CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "
 
 def _blocks(cfg) -> list[tuple[str, int]]:
     friends = cfg.partnership == "FIND_FRIEND"
+    # played, shown and revealed stay adjacent: the one-game observation rotates them together
     blocks = [("hand", 54), ("selection", 54), ("trick", 216), ("trick_leader", 4),
               ("played", 216), ("shown", 216), ("revealed", 216), ("kitty", 54),
               ("voids", 20), ("level", 13), ("trump", 6), ("dealer", 5), ("declarer", 5),
@@ -388,54 +389,59 @@ def _observe_friend(cfg, at, s, out, seat):
 
 
 def _put_rotated(row, block: slice, rows, seat: int) -> None:
-    """``row[block] = rows[(seat + r) % 4 for r in 0..3].ravel()`` with two plain slice copies
-    (``rows``: ``[4, w]`` by absolute seat; a fancy index costs more at this size)."""
-    dst = row[block].reshape(4, -1)
+    """``row[block] = rows`` with the seat axis (``rows``' second last, absolute seats) rotated
+    so that ``seat`` comes first: two plain slice copies (a fancy index costs more at this size).
+    ``rows``: ``[4, w]``, or ``[m, 4, w]`` for m adjacent blocks rotated by the same two copies."""
+    dst = row[block].reshape(rows.shape)
     k = 4 - seat
-    dst[:k] = rows[seat:]
+    dst[..., :k, :] = rows[..., seat:, :]
     if seat:
-        dst[k:] = rows[:seat]
+        dst[..., k:, :] = rows[..., :seat, :]
 
 
 def _observe_one(cfg, at, s, row, seat=None):
     """``observe_batch`` for game 0 of a one-game state, written into ``row`` (zeros)."""
-    to_act = int(s.to_act[0])
+    to_act = s.to_act.item(0)
     seat = max(to_act if seat is None else seat, 0)
     row[at["hand"]] = s.hands[0, seat]
     if seat == to_act:
         row[at["selection"]] = s.selection[0]
     trick = s.trick[0]
     _put_rotated(row, at["trick"], trick, seat)
-    in_trick, leader, dealer, phase = (int(s.in_trick[0]), int(s.leader[0]), int(s.dealer[0]),
-                                       int(s.phase[0]))
+    in_trick, leader, dealer, phase = (s.in_trick.item(0), s.leader.item(0), s.dealer.item(0),
+                                       s.phase.item(0))
     if in_trick:
         row[at["trick_leader"].start + (leader - seat) % 4] = 1
-    _put_rotated(row, at["played"], s.played[0] + trick, seat)
-    _put_rotated(row, at["shown"], s.shown[0], seat)
-    _put_rotated(row, at["revealed"], s.revealed[0], seat)
+    # played, shown and revealed are adjacent blocks: one [3, 4, 54] source, rotated at once
+    # (two slice copies instead of six)
+    src = np.empty((3, 4, 54), dtype=np.uint8)
+    np.add(s.played[0], trick, out=src[0])
+    src[1] = s.shown[0]
+    src[2] = s.revealed[0]
+    _put_rotated(row, slice(at["played"].start, at["revealed"].stop), src, seat)
     if dealer == seat and phase >= BURY:
         row[at["kitty"]] = s.kitty[0] if phase > BURY else s.picked_up[0]
     _put_rotated(row, at["voids"], s.voids[0], seat)
-    row[at["level"].start + int(s.level[0])] = 1
-    trump = int(s.trump[0])
+    row[at["level"].start + s.level.item(0)] = 1
+    trump = s.trump.item(0)
     row[at["trump"].start + (5 if trump < 0 else trump)] = 1
     row[at["dealer"].start + (4 if dealer < 0 else (dealer - seat) % 4)] = 1
-    declarer = int(s.decl_player[0])
+    declarer = s.decl_player.item(0)
     row[at["declarer"].start + (4 if declarer < 0 else (declarer - seat) % 4)] = 1
     if declarer >= 0:
-        row[at["declaration"].start + int(s.decl_kind[0])] = 1
-        row[at["declaration"].start + 3] = int(s.decl_k[0]) / cfg.decks
+        row[at["declaration"].start + s.decl_kind.item(0)] = 1
+        row[at["declaration"].start + 3] = s.decl_k.item(0) / cfg.decks
     h = cfg.hand_size
-    row[at["attacker_points"].start] = (int(s.captured[0]) + int(s.penalty[0])) / (100 * cfg.decks)
-    row[at["tricks_done"].start] = int(s.tricks_done[0]) / h
-    row[at["lead_size"].start] = int(s.lead_n[0]) / h
-    row[at["cards_dealt"].start] = int(s.dealt[0]) / (4 * h)
+    row[at["attacker_points"].start] = (s.captured.item(0) + s.penalty.item(0)) / (100 * cfg.decks)
+    row[at["tricks_done"].start] = s.tricks_done.item(0) / h
+    row[at["lead_size"].start] = s.lead_n.item(0) / h
+    row[at["cards_dealt"].start] = s.dealt.item(0) / (4 * h)
     row[at["leading"].start] = phase == PLAY and leader == seat and in_trick == 0
     row[at["dealer_side"].start] = s.dealer_side[0, seat]
     row[at["phase"].start + phase] = 1
     if "team_levels" in at:
-        row[at["team_levels"].start + int(s.seat_levels[0, seat])] = 1
-        row[at["team_levels"].start + 13 + int(s.seat_levels[0, (seat + 1) % 4])] = 1
+        row[at["team_levels"].start + s.seat_levels.item(0, seat)] = 1
+        row[at["team_levels"].start + 13 + s.seat_levels.item(0, (seat + 1) % 4)] = 1
     if "candidates" in at:
         row[at["candidates"]] = s.candidates[0].ravel()
     if "friend_card" in at:

@@ -49,25 +49,25 @@ def _pair_bits(counts: np.ndarray, idx: np.ndarray) -> int:
 def mask_play(eng, s, g: int, row: np.ndarray) -> None:
     """``trick.mask_play`` for game ``g``: write its legal cards and END into ``row``
     (``bool[A]``, zeros)."""
-    seat = int(s.to_act[g])
+    seat = s.to_act.item(g)
     hand, sel = s.hands[g, seat], s.selection[g]
     free = hand > sel
     n_sel = sum(sel.tolist())
-    n = int(s.lead_n[g])
+    n = s.lead_n.item(g)
     if n == 0:  # §7.2 leading: any held card, then only the effective suit of the first one
         row[END] = n_sel > 0
         if n_sel == 0:
             row[:54] = free
         else:
-            eff = s.eff[g]
-            row[:54] = free & (eff == eff[_first_card(sel)])
+            suit = s.eff.item(g, _first_card(sel))
+            row[:54] = free & eng.tables.in_suit[s.ctx.item(g), suit]
         return
     row[:54] = _follow_cards(eng, s, g, hand, sel, free, n_sel, n)
 
 
 def _follow_cards(eng, s, g, hand, sel, free, n_sel, n):
     """``trick._follow_cards`` for one follower: §8.1 suit obligation, §8.2 structure."""
-    in_e = s.eff[g] == s.lead_suit[g]
+    in_e = eng.tables.in_suit[s.ctx.item(g), s.lead_suit.item(g)]
     held_e = hand * in_e
     have = sum(held_e.tolist())
     if have == 0:  # void in the led suit: anything
@@ -78,13 +78,13 @@ def _follow_cards(eng, s, g, hand, sel, free, n_sel, n):
     if not eng.switches.pairs:
         return free & in_e
     if s.lead_tractor[g]:  # a tractor (triple, quad) in the lead: the scalar rules (as the batch)
-        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         return rules_play.legal_next_cards(hand, s.lead[g], sel, ctx, eng.cfg)
     if eng.switches.quads:
-        lead_pairs = np.array([int(s.lead_pairs[g])])
+        lead_pairs = np.array([s.lead_pairs.item(g)])
         return free & in_e & trick._pairs_ok_quads(held_e[None], sel[None], np.array([n]),
                                                      np.array([n_sel]), lead_pairs)[0]
-    return free & in_e & _pairs_ok(held_e, sel, n, n_sel, int(s.lead_pairs[g]))
+    return free & in_e & _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs.item(g))
 
 
 def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
@@ -120,7 +120,7 @@ def step_play(eng, s, g: int, action: int, rewards) -> None:
         commit_lead(eng, s, g)
         return
     s.selection[g, action] += 1
-    n = int(s.lead_n[g])
+    n = s.lead_n.item(g)
     if n and sum(s.selection[g].tolist()) == n:
         commit_follow(eng, s, g, rewards)
 
@@ -146,7 +146,7 @@ def commit_lead(eng, s, g: int) -> None:
             lead = _pairs_and_singles_throw(eng, s, g, sel, n)
             if lead is None:  # the leader's next player picks the unit (NEXT_PLAYER)
                 s.phase[g] = CHOOSE
-                s.to_act[g] = (int(s.leader[g]) + 1) % 4
+                s.to_act[g] = (s.leader.item(g) + 1) % 4
                 return
             set_lead(eng, s, g, lead)
             return
@@ -160,7 +160,7 @@ def _pairs_and_singles_throw(eng, s, g, sel, n):
     choose between the failed units (then they are the candidates)."""
     idx, eff = s.idx[g], s.eff[g]
     in_e = eff == eff[_first_card(sel)]
-    leader = int(s.leader[g])
+    leader = s.leader.item(g)
     oth = s.hands[g, _OTHERS[leader]]  # (3, 54)
     order = idx.tolist()
 
@@ -223,7 +223,7 @@ def _charge_penalty(eng, s, g, leader, returned):
 
 def set_lead(eng, s, g: int, lead: np.ndarray) -> None:
     """``trick.set_leads`` for game ``g``: the lead leaves the leader's hand, opens the trick."""
-    leader = int(s.leader[g])
+    leader = s.leader.item(g)
     s.lead[g] = lead
     s.lead_n[g] = sum(lead.tolist())
     s.lead_suit[g] = s.eff[g, _first_card(lead)]
@@ -258,16 +258,16 @@ def _unreveal(s, g, seat, play):
 
 def commit_follow(eng, s, g: int, rewards) -> None:
     """``trick.commit_follows`` for game ``g``: the selection is played to the trick."""
-    seat = int(s.to_act[g])
+    seat = s.to_act.item(g)
     play = s.selection[g].copy()
-    suit = int(s.lead_suit[g])
-    if sum(play[s.eff[g] == suit].tolist()) < int(s.lead_n[g]):
+    suit = s.lead_suit.item(g)
+    if sum(play[eng.tables.in_suit[s.ctx.item(g), suit]].tolist()) < s.lead_n.item(g):
         s.voids[g, seat, suit] = True  # §8.1: now known void in the led suit
     s.hands[g, seat] -= play
     _unreveal(s, g, seat, play)
     s.trick[g, seat] = play
     s.selection[g] = 0
-    in_trick = int(s.in_trick[g]) + 1
+    in_trick = s.in_trick.item(g) + 1
     s.in_trick[g] = in_trick
     s.to_act[g] = (seat + 1) % 4
     if in_trick == 4:
@@ -277,14 +277,14 @@ def commit_follow(eng, s, g: int, rewards) -> None:
 def end_trick(eng, s, g: int, rewards) -> None:
     """``trick.end_tricks`` for game ``g``: the winner takes the points and leads next (§9.3)."""
     cfg = eng.cfg
-    leader = int(s.leader[g])
+    leader = s.leader.item(g)
     plays = s.trick[g, _IN_ORDER[leader]]  # (4, 54) in playing order
     scalar = bool(s.lead_tractor[g])
     if eng.switches.scalar_throw_winner and not scalar:
-        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         scalar = len(rules_play.decompose(s.lead[g], ctx)) > 1
     if scalar:
-        ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
+        ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         win = rules_play.trick_winner(list(plays), ctx, cfg)
     else:
         win = _winner(eng, s, g, plays)
@@ -316,7 +316,7 @@ def _winner(eng, s, g, plays) -> int:
     """``trick._winners`` for one trick of pairs and singles: index (0 = leader) of the winner."""
     eff = s.eff[g]
     idx1 = s.idx[g].astype(np.int16) + 1  # 1-based: 0 means "none" after the product
-    suit, n, need = int(s.lead_suit[g]), int(s.lead_n[g]), int(s.lead_pairs[g])
+    suit, n, need = s.lead_suit.item(g), s.lead_n.item(g), s.lead_pairs.item(g)
     n_e = plays[:, eff == suit].sum(1).tolist()
     n_t = plays[:, eff == TRUMP].sum(1).tolist()
     pairs = plays >= 2

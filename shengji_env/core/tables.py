@@ -96,6 +96,9 @@ class Tables:
                 self.idx[context_id(level, trump)] = ctx.order_indices
         self.bit = np.left_shift(np.int64(1), self.idx.astype(np.int64))
         self.is_trump = self.eff == TRUMP
+        # bool[NUM_CONTEXTS, 5, 54]: card is of effective suit k (a row lookup is cheaper than
+        # comparing a 54-card row on the one-game path)
+        self.in_suit = np.stack([self.eff == k for k in range(5)], axis=1)
         self.points = cards.POINTS.copy()
         acts = declare.declaration_actions(cfg)
         self.decl_kind = np.array([a[0] for a in acts], dtype=np.int8)
