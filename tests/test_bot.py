@@ -106,3 +106,29 @@ def test_the_trainer_evaluates_against_the_bot():
     out = runs.evaluate_against(student, {"bot": specs.resolve("bot", rules)},
                                 {"bot": Deals.generate(1, rules, 5)}, rules, seed=5)
     assert out["bot"]["hands"] == 2 and 0.0 <= out["bot"]["win_rate"] <= 1.0
+
+
+def test_bot_plays_in_worker_processes():
+    """``play_deals(workers=2)`` with the bot: the workers are forked from a process that has
+    run torch on several threads (loading the bot is enough), which hung every worker before
+    they were set to one thread each. Run in a child process, so that a hang fails the test
+    instead of the suite; the records equal the one-process ones."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from agents import specs\n"
+        "from agents.eval.arena import Deals, play_deals\n"
+        "from shengji_env import Rules\n"
+        "rules = Rules()\n"
+        "pair = (specs.resolve('bot', rules), specs.resolve('random', rules))\n"
+        "deals = Deals.generate(2, rules, seed=3)\n"
+        "one = play_deals(pair, deals, rules, seed=1)\n"
+        "two = play_deals(pair, deals, rules, seed=1, workers=2)\n"
+        "assert (one.a_reward == two.a_reward).all() and (one.dealer == two.dealer).all()\n"
+        "print('ok', len(two))\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                         text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["ok", "4"]

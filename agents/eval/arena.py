@@ -27,6 +27,7 @@ with ``b_share`` (the other agent's share of the same hands) and with equal-agen
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -257,6 +258,16 @@ def _play_rows(policies, deals: Deals, rules: Rules, seed: int, rows: np.ndarray
     return out
 
 
+def _worker_init() -> None:
+    """Each ``play_deals`` worker process runs torch on one thread. The workers are forked: when
+    the parent has already run a parallel torch op (loading a checkpoint policy is enough), the
+    child inherits a thread pool whose threads do not exist, and its first parallel torch op
+    waits for them forever. One thread per worker also keeps ``workers`` processes from
+    oversubscribing the cores."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bool = False,
                desc: str | None = None, workers: int = 1, save_games=None) -> HandRecords:
     """Play every deal twice, ``policies = (A, B)`` swapping seats; returns ``HandRecords``.
@@ -284,7 +295,7 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
 
         chunks = np.array_split(np.arange(n), min(n, 8 * workers))
         parts = []
-        with cf.ProcessPoolExecutor(max_workers=workers) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
             futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows, None,
                                    save_games)
                        for rows in chunks]
