@@ -59,6 +59,7 @@ from shengji_env.core.world import world_states
 from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
+from .history import PlayHistory, consistent_worlds
 from .rollout import NetRollout, PolicyRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
@@ -113,7 +114,14 @@ class PIMCAgent(BasePolicy):
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
-    * ``sampler``: a ``WorldSampler`` (default ``UniformSampler``): the hook for a learned belief.
+    * ``sampler``: a ``WorldSampler`` (default ``UniformSampler``): the hook for a learned belief;
+    * ``belief``: what is done with the sampler's worlds (``_worlds``): ``"uniform"`` (default)
+      plays them; ``"consistent"`` keeps those that agree with the hand's whole public play
+      (``agents.search.history``: a follow with singles to a led pair shows the follower held no
+      pair of the suit, which an observation does not record; about 40% of uniform worlds
+      contradict the play so far); ``"likelihood"`` also weights them by the prior network's
+      likelihood of the other seats' plays in the last ``window`` tricks (3), tempered by
+      ``temperature`` (0.5); ``filter_rounds`` (4): sampling rounds at most.
     """
 
     name = "pimc"
@@ -123,7 +131,8 @@ class PIMCAgent(BasePolicy):
                  follow_cap: int = 64, max_worlds: int = 256, prior_weights: str | None = None,
                  sampler: WorldSampler | None = None, threads: int | None = 1,
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
-                 value: str = "levels"):
+                 value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
+                 window: int = 3, temperature: float = 0.5):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -138,6 +147,15 @@ class PIMCAgent(BasePolicy):
         if value not in ("levels", "win", "soft"):
             raise ValueError(f"value={value!r}; expected 'levels', 'win' or 'soft'")
         self.value = value
+        if belief not in ("uniform", "consistent", "likelihood"):
+            raise ValueError(f"belief={belief!r}; expected 'uniform', 'consistent' or 'likelihood'")
+        self.belief = belief
+        self.filter_rounds, self.window = int(filter_rounds), int(window)
+        self.temperature = float(temperature)
+        if self.filter_rounds < 1 or self.window < 0:
+            raise ValueError(f"filter_rounds={filter_rounds} must be at least 1 and "
+                             f"window={window} at least 0")
+        self._history = PlayHistory()
         self._step = float(self.rules.level_step)
         self.threads = threads
         if threads:  # one core per agent: small batches gain nothing from more threads
@@ -166,8 +184,9 @@ class PIMCAgent(BasePolicy):
         self._sel = layout(self.rules)["selection"]
         self._plans: OrderedDict[bytes, np.ndarray] = OrderedDict()
         # search_s / rollout_s: wall time; rollout_cpu_s: this process's CPU time
+        # sampled / kept: worlds drawn by the sampler and kept by the history filter
         self.stats = {"searched": 0, "search_s": 0.0, "rollouts": 0, "rollout_s": 0.0,
-                      "rollout_cpu_s": 0.0, "decisions": 0}
+                      "rollout_cpu_s": 0.0, "decisions": 0, "sampled": 0, "kept": 0}
         self.last: SearchRecord | None = None  # the most recent search (module docstring)
         self.last_search: SearchRecord | None = None  # the search of the latest act call
 
@@ -179,7 +198,8 @@ class PIMCAgent(BasePolicy):
 
     def __repr__(self) -> str:
         return (f"PIMCAgent(worlds={self.worlds}, candidates={self.candidates}, "
-                f"rollout={self.rollout_name!r}, seed={self.seed}, time_ms={self.time_ms})")
+                f"rollout={self.rollout_name!r}, seed={self.seed}, time_ms={self.time_ms}, "
+                f"belief={self.belief!r})")
 
     # ---------------------------------------------------------------- entry point
     def act(self, obs: dict, rng: np.random.Generator | None = None) -> int:
@@ -258,7 +278,9 @@ class PIMCAgent(BasePolicy):
         """The whole play ``int64[54]`` to make at this PLAY decision."""
         start = time.perf_counter()
         R = self.recheck
-        hands, kitty = self.sampler.sample(view, self.worlds + R, rng)
+        self._chain = (self._history.record(view, observation) if self.belief != "uniform"
+                       else [(view, observation)])
+        hands, kitty = self._worlds(view, self.worlds + R, rng)
         S = world_states(self.plan_engine, view, hands, kitty)
         one = S.take([0])
         ours = self._policy_play(one, view.leading, lambda o, m: self.rollout(o, m))
@@ -316,10 +338,59 @@ class PIMCAgent(BasePolicy):
                     or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
                     > self.time_ms):
                 break
-            hands, kitty = self.sampler.sample(view, self.worlds, rng)
+            hands, kitty = self._worlds(view, self.worlds, rng)
             S = world_states(self.plan_engine, view, hands, kitty)
         score = np.concatenate(rounds)
         return score, len(score), np.concatenate(raw)
+
+    def _worlds(self, view, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` worlds ``(hands uint8[n, 4, 54], kitty uint8[n, 54])`` for ``view`` under the
+        ``belief`` option. ``"uniform"``: the sampler's. ``"consistent"``: the sampler's, kept
+        only where they agree with the hand's public play so far
+        (``history.consistent_worlds``); rounds of ``2n`` more are drawn while fewer than ``n``
+        are kept, ``filter_rounds`` in all, and a shortfall repeats the kept worlds in turn
+        (each is an exact draw from the filtered distribution). ``"likelihood"``: ``4n``
+        consistent worlds weighted by the prior network's likelihood of the other seats' plays
+        in the last ``window`` tricks (tempered by ``temperature``), ``n`` drawn from them by
+        systematic resampling. None kept (a failed throw in the chain, or consistent worlds too
+        rare to meet) restarts the chain at this decision and plays the sampler's worlds."""
+        want = 4 * n if self.belief == "likelihood" else n
+        hands, kitty = self.sampler.sample(view, want, rng)
+        self.stats["sampled"] += want
+        if self.belief == "uniform" or len(self._chain) < 2:
+            self.stats["kept"] += want
+            return hands[:n], kitty[:n]
+        model = self.prior.log_probs if self.belief == "likelihood" else None
+        kept_h, kept_k, kept_l, got = [], [], [], 0
+        for round_ in range(self.filter_rounds):
+            if round_:
+                hands, kitty = self.sampler.sample(view, 2 * want, rng)
+                self.stats["sampled"] += 2 * want
+            keep, loglik = consistent_worlds(self.plan_engine, self._chain, hands, kitty,
+                                             model, self.window)
+            kept_h.append(hands[keep])
+            kept_k.append(kitty[keep])
+            kept_l.append(loglik[keep])
+            got += int(keep.sum())
+            if got >= want:
+                break
+        self.stats["kept"] += min(got, want)
+        if not got:
+            view0, observation = self._chain[-1]
+            self._history.restart(view0, observation)
+            self._chain = self._chain[-1:]
+            return hands[:n], kitty[:n]
+        hands, kitty = np.concatenate(kept_h)[:want], np.concatenate(kept_k)[:want]
+        if model is None:
+            order = np.resize(np.arange(len(hands)), n)  # repeated in turn if too few
+        else:
+            z = self.temperature * np.concatenate(kept_l)[:want]
+            w = np.exp(z - z.max())
+            edges = np.cumsum(w / w.sum())
+            order = np.minimum(np.searchsorted(edges, (rng.random() + np.arange(n)) / n),
+                               len(w) - 1)
+            order = rng.permutation(order)  # selection and recheck rows alike
+        return hands[order], kitty[order]
 
     def _value(self, v: np.ndarray) -> np.ndarray:
         """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side
