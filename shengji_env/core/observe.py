@@ -336,11 +336,10 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     np.copyto(st[:, at["voids"]], np.take(s.voids.view(np.uint8).reshape(4 * B, 5), rel,
                                           axis=0).reshape(B, 20))
     # every one-hot entry in one scatter: its column in its block per block and game (then
-    # flat in st); "none" is the attackers' points column, written after the cast
+    # flat in st)
     has = s.decl_player >= 0
     trump = s.trump
     team = "team_levels" in at
-    none = at["attacker_points"].start
     starts = (at["level"].start, at["trump"].start, at["dealer"].start, at["declarer"].start,
               at["declaration"].start, at["phase"].start)
     if team:
@@ -348,13 +347,15 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     hot = np.empty((len(starts), B), dtype=np.int64)
     hot[0] = s.level
     hot[1] = np.where(trump < 0, 5, trump)
-    seats_ = np.empty((3, B), dtype=np.int64)  # dealer, declarer, trick leader: relative seats
-    seats_[0], seats_[1], seats_[2] = dealer, s.decl_player, leader
-    seats_ -= seat
-    seats_ &= 3
-    hot[2] = np.where(dealer < 0, 4, seats_[0])
-    hot[3] = np.where(has, seats_[1], 4)
-    hot[4] = np.where(has, s.decl_kind, none - starts[4])
+    relative = np.empty((3, B), dtype=np.int64)  # relative seats of the dealer, the declarer
+    relative[0], relative[1], relative[2] = dealer, s.decl_player, leader  # and the leader
+    relative -= seat
+    relative &= 3
+    hot[2] = np.where(dealer < 0, 4, relative[0])
+    hot[3] = np.where(has, relative[1], 4)
+    # no declaration: column 4 of the 4-wide block, the attackers' points (written after the
+    # cast); a plain int here, as np.where keeps int8 and would wrap a larger one
+    hot[4] = np.where(has, s.decl_kind, 4)
     hot[5] = phase
     if team:  # team levels: mine, then the other team's (my next player's)
         levels = s.seat_levels.reshape(4 * B)
@@ -365,13 +366,14 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     # the trick leader's block: its four bytes as one uint32 pattern (all four zero before
     # the lead)
     st[:, at["trick_leader"]].view(np.uint32)[:, 0] = np.take(
-        LEADER_PATTERN, np.where(in_trick > 0, seats_[2], 4))
+        LEADER_PATTERN, np.where(in_trick > 0, relative[2], 4))
     # the fractions' numerators and the two flags (adjacent columns)
     st[:, at["declaration"].start + 3] = s.decl_k.view(np.uint8) * has.view(np.uint8)
     st[:, at["tricks_done"].start] = s.tricks_done.view(np.uint8)
     st[:, at["lead_size"].start] = s.lead_n.view(np.uint8)
-    st[:, at["cards_dealt"].start] = s.dealt
-    st[:, at["leading"].start] = ((phase == PLAY) & (leader == seat8) & (in_trick == 0)).view(np.uint8)
+    st[:, at["cards_dealt"].start] = s.dealt  # ≤ 4 · hand size ≤ 216: fits uint8
+    leading = (phase == PLAY) & (leader == seat8) & (in_trick == 0)
+    st[:, at["leading"].start] = leading.view(np.uint8)
     st[:, at["dealer_side"].start] = np.take(s.dealer_side.reshape(4 * B), mine).view(np.uint8)
     if "candidates" in at:  # zero unless a failed throw waits for a choice
         C = np.flatnonzero(s.n_candidates)
