@@ -82,6 +82,10 @@ from ..rules.seats import KNOWN_DEALER_SIDE, known_side
 
 BURY, PLAY = int(Phase.BURY), int(Phase.PLAY)  # plain ints: enum lookups cost in hot loops
 SCALARS = ("attacker_points", "tricks_done", "lead_size", "cards_dealt", "leading", "dealer_side")
+# ROTATE[seat, r]: the absolute seat at relative seat r of ``seat``'s observation
+ROTATE = (np.arange(4)[:, None] + np.arange(4)) % 4  # int64[4, 4]
+# LEADER_PATTERN[r]: the trick_leader block's 4 bytes, one-hot at relative seat r (r = 4: none)
+LEADER_PATTERN = np.eye(5, 4, dtype=np.uint8).view(np.uint32).ravel()  # uint32[5]
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
 
@@ -287,72 +291,126 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     cfg = eng.cfg
     B = s.num_games
     at = eng.obs_layout
-    if out is None:
-        out = np.zeros((B, eng.obs_size), dtype=np.float32)
-    elif B == 1:
-        out[:] = 0
-    else:  # card blocks are overwritten below; the rest is one-hot and sparse
-        out[:, at["trick_leader"]] = 0
-        out[:, at["kitty"].start:] = 0
     if B == 1:  # one game (the AEC env): plain indexing beats array bookkeeping
+        if out is None:
+            out = np.zeros((1, eng.obs_size), dtype=np.float32)
+        else:
+            out[:] = 0
         _observe_one(cfg, at, s, out[0], None if seats is None else int(np.asarray(seats)[0]))
         return out
-    ar = np.arange(B)
-    dealer, phase = s.dealer.astype(np.int64), s.phase
-    to_act = s.to_act.astype(np.int64)
-    seat = np.maximum(to_act if seats is None else np.asarray(seats, dtype=np.int64), 0)
-    # relative seat r of game g → row g·4 + (seat + r) % 4 of a [B·4, ...] view: one ``take``
-    # per block copies whole 54-card rows (fancy indexing over two axes is ~3x slower)
-    rel = (ar * 4)[:, None] + (seat[:, None] + np.arange(4)) % 4  # int64[B, 4]
-
-    def rows(name, arr):
-        out[:, at[name]] = np.take(arr.reshape(4 * B, -1), rel, axis=0).reshape(B, -1)
-
-    out[:, at["hand"]] = np.take(s.hands.reshape(4 * B, 54), ar * 4 + seat, axis=0)
-    out[:, at["selection"]] = s.selection if seats is None else np.where(
-        (seat == to_act)[:, None], s.selection, 0)
-    rows("trick", s.trick)
-    rows("played", s.played + s.trick)
-    rows("shown", s.shown)
-    rows("revealed", s.revealed)
-    mine = np.flatnonzero((dealer == seat) & (phase >= BURY))
-    if mine.size:
-        out[mine, at["kitty"]] = np.where((phase[mine] > BURY)[:, None], s.kitty[mine],
-                                          s.picked_up[mine])
-    rows("voids", s.voids)
-    # every one-hot block in one scatter: column of the hot entry per game and block
+    N = eng.obs_size
+    if out is None:
+        out = np.empty((B, N), dtype=np.float32)
+    # Every entry but the attackers' points is an integer or an integer / d: staged in uint8
+    # and cast to float once for the whole [B, N] (a cast per block into strided rows costs
+    # more); the fractions are staged as numerators and divided after the cast (float32 n / d
+    # of integers n, d < 2^24 is the float64 quotient rounded to float32, as ``observe_game``).
+    st = np.empty((B, N), dtype=np.uint8)
+    base, base4, row_start = _batch_rows(B, N)
+    phase, to_act, dealer, leader, in_trick = s.phase, s.to_act, s.dealer, s.leader, s.in_trick
+    seat8 = np.maximum(to_act, 0) if seats is None else seats.astype(np.int8)  # int8[B]
+    seat = seat8.astype(np.int64)
+    mine = base + seat  # int64[B]: the observer's row in a [B·4, ...] view
+    # relative seat r of game g → row base + (seat + r) % 4: one ``take`` per block copies
+    # whole 54-card rows (fancy indexing over two axes is ~3x slower)
+    rel = np.take(ROTATE, seat, axis=0)
+    rel += base4  # int64[B, 4]
+    np.copyto(st[:, at["hand"]], np.take(s.hands.reshape(4 * B, 54), mine, axis=0))
+    if seats is None:
+        np.copyto(st[:, at["selection"]], s.selection)
+    else:  # a seat not to act sees no selection
+        np.multiply(s.selection, (seat == to_act).view(np.uint8)[:, None],
+                    out=st[:, at["selection"]])
+    for name, cards in (("trick", s.trick), ("played", s.played + s.trick), ("shown", s.shown),
+                        ("revealed", s.revealed)):
+        np.copyto(st[:, at[name]], np.take(cards.reshape(4 * B, 54), rel, axis=0).reshape(B, 216))
+    st[:, at["kitty"].start:] = 0  # the kitty (dealer only), the one-hot blocks, the rest
+    # the kitty: the dealer's, once he has picked it up (what he picked up, until he buries)
+    sees = np.flatnonzero((dealer == seat8) & (phase >= BURY))
+    if sees.size:
+        kitty = np.take(s.kitty, sees, axis=0)
+        burying = np.flatnonzero(phase[sees] == BURY)
+        if burying.size:
+            kitty[burying] = s.picked_up[sees[burying]]
+        st[sees, at["kitty"]] = kitty
+    np.copyto(st[:, at["voids"]], np.take(s.voids.view(np.uint8).reshape(4 * B, 5), rel,
+                                          axis=0).reshape(B, 20))
+    # every one-hot entry in one scatter: its column in its block per block and game (then
+    # flat in st)
     has = s.decl_player >= 0
-    trump = s.trump.astype(np.int64)
-    hot = [at["level"].start + s.level.astype(np.int64),
-           at["trump"].start + np.where(trump < 0, 5, trump),
-           at["dealer"].start + np.where(dealer < 0, 4, (dealer - seat) % 4),
-           at["declarer"].start + np.where(has, (s.decl_player - seat) % 4, 4),
-           at["phase"].start + phase.astype(np.int64)]
-    if "team_levels" in at:  # team levels: mine, then the other team's (my next player's)
-        levels = s.seat_levels.astype(np.int64)
-        hot += [at["team_levels"].start + levels[ar, seat],
-                at["team_levels"].start + 13 + levels[ar, (seat + 1) % 4]]
-    out[ar[:, None], np.stack(hot, axis=1)] = 1
-    started = np.flatnonzero(s.in_trick > 0)
-    out[started, at["trick_leader"].start + (s.leader[started] - seat[started]) % 4] = 1
-    out[has, at["declaration"].start + s.decl_kind[has].astype(np.int64)] = 1
-    out[:, at["declaration"].start + 3] = np.where(has, s.decl_k / cfg.decks, 0)
-    h = cfg.hand_size
-    scalars = np.empty((B, len(SCALARS)))  # the six one-wide blocks are adjacent (float64 → f32)
-    np.divide(s.captured + s.penalty, 100 * cfg.decks, out=scalars[:, 0])
-    np.divide(s.tricks_done, h, out=scalars[:, 1])
-    np.divide(s.lead_n, h, out=scalars[:, 2])
-    np.divide(s.dealt, 4 * h, out=scalars[:, 3])
-    scalars[:, 4] = (phase == PLAY) & (s.leader == seat) & (s.in_trick == 0)
-    scalars[:, 5] = s.dealer_side[ar, seat]
-    out[:, at["attacker_points"].start:at["dealer_side"].stop] = scalars
+    trump = s.trump
+    team = "team_levels" in at
+    starts = (at["level"].start, at["trump"].start, at["dealer"].start, at["declarer"].start,
+              at["declaration"].start, at["phase"].start)
+    if team:
+        starts += (at["team_levels"].start, at["team_levels"].start + 13)
+    hot = np.empty((len(starts), B), dtype=np.int64)
+    hot[0] = s.level
+    hot[1] = np.where(trump < 0, 5, trump)
+    relative = np.empty((3, B), dtype=np.int64)  # relative seats of the dealer, the declarer
+    relative[0], relative[1], relative[2] = dealer, s.decl_player, leader  # and the leader
+    relative -= seat
+    relative &= 3
+    hot[2] = np.where(dealer < 0, 4, relative[0])
+    hot[3] = np.where(has, relative[1], 4)
+    # no declaration: column 4 of the 4-wide block, the attackers' points (written after the
+    # cast); a plain int here, as np.where keeps int8 and would wrap a larger one
+    hot[4] = np.where(has, s.decl_kind, 4)
+    hot[5] = phase
+    if team:  # team levels: mine, then the other team's (my next player's)
+        levels = s.seat_levels.reshape(4 * B)
+        hot[6] = np.take(levels, mine)
+        hot[7] = np.take(levels, base + ((seat + 1) & 3))
+    hot += _hot_offsets(B, N, starts)
+    st.reshape(-1)[hot] = 1
+    # the trick leader's block: its four bytes as one uint32 pattern (all four zero before
+    # the lead)
+    st[:, at["trick_leader"]].view(np.uint32)[:, 0] = np.take(
+        LEADER_PATTERN, np.where(in_trick > 0, relative[2], 4))
+    # the fractions' numerators and the two flags (adjacent columns)
+    st[:, at["declaration"].start + 3] = s.decl_k.view(np.uint8) * has.view(np.uint8)
+    st[:, at["tricks_done"].start] = s.tricks_done.view(np.uint8)
+    st[:, at["lead_size"].start] = s.lead_n.view(np.uint8)
+    st[:, at["cards_dealt"].start] = s.dealt  # ≤ 4 · hand size ≤ 216: fits uint8
+    leading = (phase == PLAY) & (leader == seat8) & (in_trick == 0)
+    st[:, at["leading"].start] = leading.view(np.uint8)
+    st[:, at["dealer_side"].start] = np.take(s.dealer_side.reshape(4 * B), mine).view(np.uint8)
     if "candidates" in at:  # zero unless a failed throw waits for a choice
         C = np.flatnonzero(s.n_candidates)
         if C.size:
-            out[C, at["candidates"]] = s.candidates[C].reshape(C.size, -1)
+            st[C, at["candidates"]] = s.candidates[C].reshape(C.size, -1)
+    np.copyto(out, st)
+    h = cfg.hand_size
+    if cfg.decks > 1:
+        out[:, at["declaration"].start + 3] /= cfg.decks
+    out[:, at["tricks_done"].start] /= h
+    out[:, at["lead_size"].start] /= h
+    out[:, at["cards_dealt"].start] /= 4 * h
+    np.divide(s.captured + s.penalty, 100 * cfg.decks, out=out[:, at["attacker_points"].start])
     if "friend_card" in at:
         _observe_friend(cfg, at, s, out, seat)
     return out
+
+
+@lru_cache(maxsize=16)
+def _batch_rows(B: int, N: int) -> tuple:
+    """Index arrays of a batch of ``B`` games (cached, read-only): ``base`` ``int64[B]`` = 4·g,
+    the row of game g's seat 0 in a ``[B·4, ...]`` view; ``base4`` the same as ``int64[B, 4]``;
+    ``row_start`` ``int64[B]`` = N·g, where game g's observation starts in a flat ``[B·N]``."""
+    base = np.arange(0, 4 * B, 4)
+    arrays = base, np.repeat(base, 4).reshape(B, 4), np.arange(0, B * N, N)
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
+@lru_cache(maxsize=16)
+def _hot_offsets(B: int, N: int, starts: tuple) -> np.ndarray:
+    """``int64[k, B]`` (cached, read-only): flat index in a ``[B·N]`` observation of column
+    ``starts[k]`` of game g."""
+    a = np.add.outer(np.array(starts), _batch_rows(B, N)[2])
+    a.flags.writeable = False
+    return a
 
 
 def observe_one(eng, s, seat: int) -> np.ndarray:
