@@ -101,55 +101,55 @@ def begin_play(s, G):
 def mask_play(eng, s, G, out):
     """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
     seats = s.to_act[G].astype(np.int64)
-    hand = s.hands[G, seats]
-    sel = s.selection[G]
+    hand = seat_rows(s.hands, G, seats)
+    sel = rows(s.selection, G)
     free = hand > sel
     n_sel = count_sum(sel)
     leading = s.lead_n[G] == 0
     out[:, END] = leading & (n_sel > 0)
-    if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
-        out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
-        return
     L = np.flatnonzero(leading)
+    if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
+        out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
+        return
     if not L.size:
         out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
         return
     F = np.flatnonzero(~leading)  # leaders make about half of the PLAY decisions of random
     # play: each side on its own rows (the follow rules are the costly part)
-    out[F, :54] = _follow_cards(eng, s, G[F], seats[F], hand[F], sel[F], free[F], n_sel[F])
-    out[L, :54] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
+    legal = np.empty((G.size, 54), dtype=bool)
+    put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
+                                     rows(free, F), n_sel[F]))
+    put_rows(legal, L, _lead_cards(eng, s, G[L], rows(sel, L), rows(free, L), n_sel[L]))
+    out[:, :54] = legal
 
 
-def _lead_cards(s, G, sel, free, n_sel):
+def _lead_cards(eng, s, G, sel, free, n_sel):
     """§7.2: any held card; once a card is selected, only cards of its effective suit."""
-    eff = s.eff[G]
-    sel_suit = eff[np.arange(G.size), (sel > 0).argmax(1)]
-    return free & ((n_sel == 0)[:, None] | (eff == sel_suit[:, None]))
+    suit = s.eff[G, np.argmax(sel > 0, axis=1)].astype(np.int64)  # (meaningless if none)
+    allowed = suit_rows(eng, s, G, suit) | ((n_sel == 0).view(np.uint8) * np.uint8(255))[:, None]
+    return (free.view(np.uint8) & allowed).view(bool)
 
 
 def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation; rows of
     leaders are meaningless here (the caller replaces them)."""
     n = s.lead_n[G].astype(np.int16)
-    in_e = s.eff[G] == s.lead_suit[G][:, None]
-    # uint8 × uint8: a bool operand would send numpy through its buffered casting loop (and
-    # np.where is several times slower on these shapes)
-    held_e = hand * in_e.view(np.uint8)
+    in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
+    held_e = hand & in_e
     have = count_sum(held_e)
-    others_left = n - have - (n_sel - count_sum(sel * in_e.view(np.uint8)))
-    short = free & (in_e | (others_left > 0)[:, None])
-    void = (have == 0)[:, None]
-    follow = (void & free) | (~void & short)
+    others_left = n - have - (n_sel - count_sum(sel & in_e))
     full = have >= n
-    structured = free & in_e
-    if eng.switches.quads:
-        structured &= _pairs_ok_quads(held_e, sel, n, n_sel, s.lead_pairs[G])
-    elif eng.switches.pairs:
-        structured &= _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs[G])
-    full_ = full[:, None]
-    follow = (full_ & structured) | (~full_ & follow)
-    if eng.switches.pairs:  # a tractor (or triple) in the lead: the scalar rules (rare)
-        for i in np.flatnonzero((s.lead_n[G] > 0) & full & s.lead_tractor[G]):
+    # void in E: any card; short: all of H_E, and other cards while places are left for them;
+    # full: cards of E only, with the pairs the lead asks for (below)
+    anything = ~full & ((have == 0) | (others_left > 0))
+    follow = (free.view(np.uint8) & (in_e | (anything.view(np.uint8) * np.uint8(255))[:, None])).view(bool)
+    if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
+        P = np.flatnonzero(full & (s.lead_pairs[G] > 0))
+        if P.size:
+            pairs_ok = _pairs_ok_quads if eng.switches.quads else _pairs_ok
+            follow[P] &= pairs_ok(held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]])
+        # a tractor (or triple) in the lead: the scalar rules (rare)
+        for i in np.flatnonzero(full & s.lead_tractor[G]):
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
             follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
