@@ -260,10 +260,11 @@ def commit_leads(eng, s, G):
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
         others = [s.hands[g, (leader + k) % 4] for k in (1, 2, 3)]
-        res = rules_play.validate_throw(sel[i], others, ctx, cfg)
+        res, beater = rules_play.judge_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
-        s.throw_beater[g] = first_beater(sel[i], others, ctx, leader, cfg)
+        s.throw_beater[g] = (first_beater(sel[i], others, ctx, leader, cfg) if beater is None
+                             else (leader + 1 + beater) % 4)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
