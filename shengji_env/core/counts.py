@@ -34,17 +34,27 @@ def seat_rows(a: np.ndarray, G, seats) -> np.ndarray:
     return np.take(a.reshape((-1,) + a.shape[2:]), G * 4 + seats, axis=0)
 
 
+_VOID: dict[int, np.dtype] = {}  # row size in bytes -> void dtype (building one costs µs)
+
+
 def _items(a: np.ndarray) -> np.ndarray:
-    """A C-contiguous array as ``void[len(a)]``: each row (everything after axis 0) one item."""
-    return a.reshape(a.shape[0], -1).view(np.dtype((np.void, a[0].nbytes))).reshape(a.shape[0])
+    """A C-contiguous array as ``void[len(a), 1]``: each row (everything after axis 0) one
+    item."""
+    size = a.itemsize * (a.size // len(a))
+    kind = _VOID.get(size)
+    if kind is None:
+        kind = _VOID[size] = np.dtype((np.void, size))
+    return a.reshape(len(a), -1).view(kind)
 
 
 def put_rows(a: np.ndarray, G, v) -> None:
-    """``a[G] = v`` for a C-contiguous array (``G`` without repeats; ``v`` rows of ``a``'s
-    dtype and row shape, or a scalar)."""
-    if np.isscalar(v):
-        v = np.full(a.shape[1:], v, dtype=a.dtype)
-    _items(a)[G] = _items(np.ascontiguousarray(v, dtype=a.dtype).reshape((-1,) + a.shape[1:]))
+    """``a[G] = v`` for a C-contiguous array (``G`` without repeats; ``v`` a scalar or rows of
+    ``a``'s row shape)."""
+    if (isinstance(v, np.ndarray) and len(G) and v.dtype == a.dtype and v.flags.c_contiguous
+            and len(v) == len(G) and v.size == len(G) * (a.size // len(a))):
+        _items(a)[G] = _items(v)
+    else:  # a scalar (numpy's fancy assignment is as fast for it) or another layout
+        a[G] = v
 
 
 def put_seat_rows(a: np.ndarray, G, seats, v) -> None:
