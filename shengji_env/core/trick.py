@@ -208,10 +208,10 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     is_end = actions == END
     L = G[is_end]
     C, ca = G[~is_end], actions[~is_end]
-    s.selection[C, ca] += 1
+    s.selection.reshape(-1)[C * 54 + ca] += 1  # one card per game: a flat index
     following = s.lead_n[C] > 0
     F = C[following]
-    done = count_sum(s.selection[F]) == s.lead_n[F]
+    done = count_sum(rows(s.selection, F)) == s.lead_n[F]
     ended = commit_follows(eng, s, F[done])
     if L.size:
         commit_leads(eng, s, L)
@@ -532,15 +532,16 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     leader = s.leader[G].astype(np.int64)
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = (leader[:, None] + np.arange(4)) % 4  # playing order -> seat
+    plays = np.take(s.trick.reshape(-1, 54), G[:, None] * 4 + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
-    win = _winners(eng, s, G, tricks, order)
+    win = _winners(eng, s, G, plays)
     for i in np.flatnonzero(scalar):
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
-        win[i] = rules_play.trick_winner(list(tricks[i, order[i]]), ctx, eng.cfg)
+        win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
@@ -563,7 +564,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     O = np.flatnonzero(over)
     if not O.size:
         return None
-    plays = tricks[O[:, None], order[O]]  # (o, 4, 54) in playing order
+    plays = plays[O]
     return EndedHands(G[O], win_seat[O], plays, kitty_bonus(eng, s, G[O], win_seat[O], plays, win[O]))
 
 
@@ -584,26 +585,24 @@ def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
     return bonus
 
 
-def _winners(eng, s, G, tricks, order):
+def _winners(eng, s, G, plays):
     """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3); a ruff
     needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
-    and the value is the top pair, or the top card for singles). ``tricks``: ``uint8[g, 4, 54]``
-    by seat; ``order``: ``int[g, 4]`` the seats in playing order."""
+    and the value is the top pair, or the top card for singles). ``plays``: ``uint8[g, 4, 54]``
+    in playing order."""
     suit = s.lead_suit[G].astype(np.int64)
     in_e = suit_rows(eng, s, G, suit)[:, None, :]
     trump = suit_rows(eng, s, G, np.full(G.size, TRUMP))[:, None, :]
     idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
     pairs_led = s.lead_pairs[G]
     # a play of n cards is all in E (all trump) iff none of its cards is outside
-    all_e = ~(tricks > in_e).any(2)
-    all_t = ~(tricks > trump).any(2)
-    pairs = count_sum(tricks // 2, 2) if eng.switches.quads else count_sum(tricks >= 2, 2)  # quad: 2
+    all_e = ~(plays > in_e).any(2)
+    all_t = ~(plays > trump).any(2)
+    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
     matches = pairs >= pairs_led[:, None]
     # the value: the top pair when the lead holds pairs, else the top card (-1: none)
     least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
-    val = ((tricks >= least).view(np.uint8) * idx1).max(2).astype(np.int16) - 1
-    rows_ = np.arange(G.size)[:, None]
-    all_e, all_t, matches, val = (a[rows_, order] for a in (all_e, all_t, matches, val))
+    val = ((plays >= least).view(np.uint8) * idx1).max(2).astype(np.int16) - 1
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]
     ruffed = np.zeros(G.size, dtype=bool)
