@@ -116,16 +116,23 @@ def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> tuple[
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
     layout, decks, tbc = suit_layout(suit, ctx), ctx.decks, cfg.tuple_beats_chain
     hands = [_u8(h).tolist() for h in other_hands]
-    # beaten[j][h]: unit j is beaten in hand h (by its own type; with tuple_beats_chain the
-    # larger tuples count for the throw's failure only)
-    same_type = [[_beats(h, layout, u, decks, False) for h in hands] for u in units]
-    beaten = ([[b or _beats(h, layout, u, decks, True) for b, h in zip(row, hands)]
-               for row, u in zip(same_type, units)] if tbc else same_type)
-    beater = next((k for k in range(3) if any(row[k] for row in same_type)), None)
+    memo: dict[tuple[int, int, bool], bool] = {}
+
+    def beaten(j: int, k: int, larger: bool) -> bool:
+        """Unit ``j`` is beaten in hand ``k`` (``larger``: larger tuples count too)."""
+        key = (j, k, larger)
+        if key not in memo:
+            memo[key] = _beats(hands[k], layout, units[j], decks, larger)
+        return memo[key]
+
     failing_types: list[tuple[int, int]] = []
-    for u, row in zip(units, beaten):
-        if u.shape not in failing_types and any(row):
+    for j, u in enumerate(units):
+        if u.shape not in failing_types and any(beaten(j, k, tbc) for k in range(3)):
             failing_types.append(u.shape)
+    # the first hand beating a unit by its own type (with tuple_beats_chain a hand can beat
+    # by a larger tuple only)
+    beater = next((k for k in range(3) if any(beaten(j, k, False) for j in range(len(units)))),
+                  None)
     if not failing_types:
         return ThrowResult(ok=True), beater
     candidates = []
