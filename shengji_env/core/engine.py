@@ -32,6 +32,7 @@ from ..rules.actions import DECLARE_BASE, PASS, Phase, action_layout
 from ..rules.config import Rules
 from ..rules.game import check_supported
 from . import deal, hand, log, observe, one_game, trick
+from .counts import put_rows
 from .state import BatchState
 from .tables import Switches, Tables
 
@@ -175,7 +176,7 @@ class Engine:
                 G = np.flatnonzero(s.phase == phase)
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
-                mask[G] = out
+                put_rows(mask, G, out)
         s.mask = mask
         return mask
 
@@ -235,7 +236,7 @@ class Engine:
         a = self._check_action_array(s, actions)
         mask = self.legal_mask(s)
         inside = (a >= 0) & (a < self.num_actions)
-        legal = inside & mask[np.arange(a.size), np.where(inside, a, 0)]
+        legal = inside & mask.reshape(-1)[np.arange(a.size) * self.num_actions + a * inside]
         bad = ~s.done & ~legal
         if bad.any():
             self._raise_illegal(s, int(np.flatnonzero(bad)[0]), a, mask)

@@ -19,7 +19,8 @@ def record(s: BatchState, G, actions) -> None:
         for g in G[n >= LOG_LEN]:
             spill(s, int(g))
         n = s.log_len[G].astype(np.int64)
-    s.log[G, n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
+    # one entry per game: a flat index into the log
+    s.log.reshape(-1)[G * LOG_LEN + n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
     s.log_len[G] += 1
 
 

@@ -80,6 +80,7 @@ class Tables:
     * ``bit``: ``int64[65, 54]`` — ``1 << idx`` (position bit masks, for tractor tests);
     * ``in_suit``: ``bool[65, 5, 54]`` — ``eff == k`` for each effective suit k (the one-game
       path reads a row instead of comparing one);
+    * ``suit_mask``: ``uint8[65·5, 54]`` — ``in_suit`` as 255 / 0 rows ``ctx·5 + k``;
     * ``points``: ``int16[54]`` — card points, §3.5;
     * ``decl_kind / decl_suit / decl_k``: ``int8[D]`` — the DECLARE action table (§4.3);
     * ``decl_col``: ``int8[D]`` — which of the 6 declarable counts an action needs
@@ -99,6 +100,8 @@ class Tables:
         self.bit = np.left_shift(np.int64(1), self.idx.astype(np.int64))
         # one row lookup (~100 ns) instead of comparing a 54-card row (~600 ns) on the one-game path
         self.in_suit = np.stack([self.eff == k for k in range(5)], axis=1)
+        # the same as uint8 rows [ctx·5 + k] of 255 / 0, for masks of counts (``trick.suit_rows``)
+        self.suit_mask = (self.in_suit.reshape(NUM_CONTEXTS * 5, 54) * np.uint8(255)).astype(np.uint8)
         self.points = cards.POINTS.copy()
         acts = declare.declaration_actions(cfg)
         self.decl_kind = np.array([a[0] for a in acts], dtype=np.int8)
@@ -106,7 +109,7 @@ class Tables:
         self.decl_k = np.array([a[2] for a in acts], dtype=np.int8)
         self.decl_col = np.where(self.decl_kind == declare.LEVEL, self.decl_suit,
                                  3 + self.decl_kind).astype(np.int8)
-        for a in (self.eff, self.idx, self.bit, self.in_suit, self.points, self.decl_kind,
+        for a in (self.eff, self.idx, self.bit, self.in_suit, self.suit_mask, self.points, self.decl_kind,
                   self.decl_suit, self.decl_k, self.decl_col):
             a.flags.writeable = False
 

@@ -17,7 +17,7 @@ from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
 from ..rules.order import TRUMP
-from .counts import count_sum
+from .counts import count_sum, put_rows, rows, seat_rows
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
 
@@ -39,20 +39,27 @@ class EndedHands(NamedTuple):
 
 def _pair_bits(counts, idx):
     """``int64[g]`` — bit ``i`` set iff some identity at position ``i`` is held twice."""
-    bits = np.where(counts >= 2, np.left_shift(np.int64(1), idx.astype(np.int64)), 0)
-    return np.bitwise_or.reduce(bits, axis=1)
+    # the shift is 64 (a zero bit) where no pair is held: no np.where on [g, 54]
+    shift = idx.view(np.uint8) | ((counts < 2).view(np.uint8) << np.uint8(6))
+    return np.bitwise_or.reduce(np.left_shift(np.int64(1), shift.astype(np.int64)), axis=1)
 
 
-def _has_tractor(counts, idx):
-    """A tractor can be cut from ``counts``: two pairs at adjacent positions."""
-    b = _pair_bits(counts, idx)
-    return (b & (b >> 1)) != 0
+def _has_tractor(counts, idx, pairs=None):
+    """A tractor can be cut from ``counts``: two pairs at adjacent positions. ``pairs``: the
+    identities held twice or more, if known (fewer than two hold no tractor: not tested)."""
+    pairs = count_sum(counts >= 2) if pairs is None else pairs
+    out = np.zeros(len(counts), dtype=bool)
+    R = np.flatnonzero(pairs >= 2)
+    if R.size:
+        b = _pair_bits(counts[R], idx[R])
+        out[R] = (b & (b >> 1)) != 0
+    return out
 
 
-def _scalar_lead(eng, counts, idx):
+def _scalar_lead(eng, counts, idx, pairs=None):
     """``bool[g]`` — the lead (or kitty basis) needs the scalar rules: it holds a tractor, or
-    (3-4 decks) a triple or quad (§8.3)."""
-    out = _has_tractor(counts, idx)
+    (3-4 decks) a triple or quad (§8.3). ``pairs``: as for ``_has_tractor``."""
+    out = _has_tractor(counts, idx, pairs)
     if eng.switches.tuples:
         out |= (counts >= 3).any(1)
     return out
@@ -94,55 +101,55 @@ def begin_play(s, G):
 def mask_play(eng, s, G, out):
     """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
     seats = s.to_act[G].astype(np.int64)
-    hand = s.hands[G, seats]
-    sel = s.selection[G]
+    hand = seat_rows(s.hands, G, seats)
+    sel = rows(s.selection, G)
     free = hand > sel
     n_sel = count_sum(sel)
     leading = s.lead_n[G] == 0
     out[:, END] = leading & (n_sel > 0)
-    if leading.all():  # whole-batch shortcuts matter at B = 1 (the AEC env)
-        out[:, :54] = _lead_cards(s, G, sel, free, n_sel)
-        return
     L = np.flatnonzero(leading)
+    if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
+        out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
+        return
     if not L.size:
         out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
         return
     F = np.flatnonzero(~leading)  # leaders make about half of the PLAY decisions of random
     # play: each side on its own rows (the follow rules are the costly part)
-    out[F, :54] = _follow_cards(eng, s, G[F], seats[F], hand[F], sel[F], free[F], n_sel[F])
-    out[L, :54] = _lead_cards(s, G[L], sel[L], free[L], n_sel[L])
+    legal = np.empty((G.size, 54), dtype=bool)
+    put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
+                                     rows(free, F), n_sel[F]))
+    put_rows(legal, L, _lead_cards(eng, s, G[L], rows(sel, L), rows(free, L), n_sel[L]))
+    out[:, :54] = legal
 
 
-def _lead_cards(s, G, sel, free, n_sel):
+def _lead_cards(eng, s, G, sel, free, n_sel):
     """§7.2: any held card; once a card is selected, only cards of its effective suit."""
-    eff = s.eff[G]
-    sel_suit = eff[np.arange(G.size), (sel > 0).argmax(1)]
-    return free & ((n_sel == 0)[:, None] | (eff == sel_suit[:, None]))
+    suit = s.eff[G, np.argmax(sel > 0, axis=1)].astype(np.int64)  # (meaningless if none)
+    allowed = suit_rows(eng, s, G, suit) | ((n_sel == 0).view(np.uint8) * np.uint8(255))[:, None]
+    return (free.view(np.uint8) & allowed).view(bool)
 
 
 def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation; rows of
     leaders are meaningless here (the caller replaces them)."""
     n = s.lead_n[G].astype(np.int16)
-    in_e = s.eff[G] == s.lead_suit[G][:, None]
-    # uint8 × uint8: a bool operand would send numpy through its buffered casting loop (and
-    # np.where is several times slower on these shapes)
-    held_e = hand * in_e.view(np.uint8)
+    in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
+    held_e = hand & in_e
     have = count_sum(held_e)
-    others_left = n - have - (n_sel - count_sum(sel * in_e.view(np.uint8)))
-    short = free & (in_e | (others_left > 0)[:, None])
-    void = (have == 0)[:, None]
-    follow = (void & free) | (~void & short)
+    others_left = n - have - (n_sel - count_sum(sel & in_e))
     full = have >= n
-    structured = free & in_e
-    if eng.switches.quads:
-        structured &= _pairs_ok_quads(held_e, sel, n, n_sel, s.lead_pairs[G])
-    elif eng.switches.pairs:
-        structured &= _pairs_ok(held_e, sel, n, n_sel, s.lead_pairs[G])
-    full_ = full[:, None]
-    follow = (full_ & structured) | (~full_ & follow)
-    if eng.switches.pairs:  # a tractor (or triple) in the lead: the scalar rules (rare)
-        for i in np.flatnonzero((s.lead_n[G] > 0) & full & s.lead_tractor[G]):
+    # void in E: any card; short: all of H_E, and other cards while places are left for them;
+    # full: cards of E only, with the pairs the lead asks for (below)
+    anything = ~full & ((have == 0) | (others_left > 0))
+    follow = (free.view(np.uint8) & (in_e | (anything.view(np.uint8) * np.uint8(255))[:, None])).view(bool)
+    if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
+        P = np.flatnonzero(full & (s.lead_pairs[G] > 0))
+        if P.size:
+            pairs_ok = _pairs_ok_quads if eng.switches.quads else _pairs_ok
+            follow[P] &= pairs_ok(held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]])
+        # a tractor (or triple) in the lead: the scalar rules (rare)
+        for i in np.flatnonzero(full & s.lead_tractor[G]):
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
             follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
@@ -201,10 +208,10 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     is_end = actions == END
     L = G[is_end]
     C, ca = G[~is_end], actions[~is_end]
-    s.selection[C, ca] += 1
+    s.selection.reshape(-1)[C * 54 + ca] += 1  # one card per game: a flat index
     following = s.lead_n[C] > 0
     F = C[following]
-    done = count_sum(s.selection[F]) == s.lead_n[F]
+    done = count_sum(rows(s.selection, F)) == s.lead_n[F]
     ended = commit_follows(eng, s, F[done])
     if L.size:
         commit_leads(eng, s, L)
@@ -214,18 +221,17 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
 def commit_leads(eng, s, G):
     """END: the selection is the lead; throws are validated (§7.3-7.4)."""
     cfg = eng.cfg
-    sel = s.selection[G]
-    idx = s.idx[G]
+    sel = rows(s.selection, G)
     n = count_sum(sel)
-    pbits = _pair_bits(sel, idx)
-    contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
-    # a simple lead is one unit: a single, or pairs at distinct consecutive positions
-    simple = (n == 1) | ((count_sum(sel == 1) == 0)
-                         & (np.bitwise_count(pbits) == count_sum(sel >= 2)) & contiguous)
-    tractorish = (pbits & (pbits >> 1)) != 0
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
     if eng.switches.tuples:
+        idx = rows(s.idx, G)
+        pbits = _pair_bits(sel, idx)
+        contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
+        # a simple lead is one unit: a single, or pairs at distinct consecutive positions
+        simple = (n == 1) | ((count_sum(sel == 1) == 0)
+                             & (np.bitwise_count(pbits) == count_sum(sel >= 2)) & contiguous)
         # one unit: every identity the same number of times (a triple, not a triple + pair)
         counts = sel.astype(np.int16)
         same = counts.max(1) * (sel > 0).sum(1) == n
@@ -234,19 +240,31 @@ def commit_leads(eng, s, G):
         V = np.flatnonzero(~simple & ~tractorish)
         if V.size:  # throws of singles, pairs, triples and quads: one unit per identity
             lead[V], chooser[V] = _tuple_throws(eng, s, G[V], sel[V], n[V])
+        chains = np.flatnonzero(~simple & tractorish)
     else:
-        V = np.flatnonzero(~simple & ~tractorish)
+        # 1-2 decks: a lead of one card is a single; a longer one is simple (one unit) iff it
+        # is pairs only (n = 2·pairs) at distinct consecutive positions
+        M = np.flatnonzero(n > 1)
+        sm = sel[M]
+        pbits = _pair_bits(sm, rows(s.idx, G[M]))
+        pairs = count_sum(sm >= 2)
+        contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
+        simple = (n[M] == 2 * pairs) & (np.bitwise_count(pbits) == pairs) & contiguous
+        tractorish = (pbits & (pbits >> 1)) != 0
+        V = M[~simple & ~tractorish]
         if V.size:
             lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
-    for i in np.flatnonzero(~simple & tractorish):  # throws holding a chain: the scalar rules
+        chains = M[~simple & tractorish]
+    for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
         others = [s.hands[g, (leader + k) % 4] for k in (1, 2, 3)]
-        res = rules_play.validate_throw(sel[i], others, ctx, cfg)
+        res, beater = rules_play.judge_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
-        s.throw_beater[g] = first_beater(sel[i], others, ctx, leader, cfg)
+        s.throw_beater[g] = (first_beater(sel[i], others, ctx, leader, cfg) if beater is None
+                             else (leader + 1 + beater) % 4)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
@@ -258,10 +276,13 @@ def commit_leads(eng, s, G):
             _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
         _reveal(s, G[i:i + 1], sel[i:i + 1])
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
-    Ch = G[chooser]
-    s.phase[Ch] = CHOOSE
-    s.to_act[Ch] = (s.leader[Ch] + 1) % 4
-    set_leads(eng, s, G[~chooser], lead[~chooser])
+    if chooser.any():
+        Ch = G[chooser]
+        s.phase[Ch] = CHOOSE
+        s.to_act[Ch] = (s.leader[Ch] + 1) % 4
+        set_leads(eng, s, G[~chooser], lead[~chooser])
+    else:
+        set_leads(eng, s, G, lead)
 
 
 def _pairs_and_singles_throws(eng, s, G, sel, n):
@@ -271,18 +292,18 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
     Returns the leads ``uint8[g, 54]`` and which games wait for the next player's choice.
     """
-    idx, eff = s.idx[G], s.eff[G]
-    rows = np.arange(G.size)
-    suit = eff[rows, (sel > 0).argmax(1)]
+    idx = rows(s.idx, G)
+    rows_ = np.arange(G.size)
+    suit = s.eff[G, np.argmax(sel > 0, axis=1)].astype(np.int64)
     single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
     others = (leader[:, None] + np.arange(1, 4)) % 4
-    oth = s.hands[G[:, None], others]  # (g, 3, 54)
-    in_e = (eff == suit[:, None])[:, None, :]
+    oth = np.take(s.hands.reshape(-1, 54), G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
+    oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     top = (idx.view(np.uint8) + np.uint8(1))[:, None, :]  # 1-based (< 64): 0 = "none" after the
     # product; uint8 × uint8 (no casting loop), the maximum widened before the -1
-    seat_single = (((oth > 0) & in_e).view(np.uint8) * top).max(2).astype(np.int16) - 1  # (g, 3)
-    seat_pair = (((oth >= 2) & in_e).view(np.uint8) * top).max(2).astype(np.int16) - 1
+    seat_single = (np.minimum(oth_e, 1) * top).max(2).astype(np.int16) - 1  # (g, 3)
+    seat_pair = ((oth_e >= 2).view(np.uint8) * top).max(2).astype(np.int16) - 1
     best_single, best_pair = seat_single.max(1), seat_pair.max(1)
     key = idx.astype(np.int32) * 64 + np.arange(54)  # order index, then card id
     none = _BIG * 64
@@ -305,8 +326,8 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     lead = sel.copy()
     forced = failed & ~chooser
     lead[forced] = 0
-    lead[rows[pick_single], low_single[pick_single] % 64] = 1
-    lead[rows[pick_pair], low_pair[pick_pair] % 64] = 2
+    lead[rows_[pick_single], low_single[pick_single] % 64] = 1
+    lead[rows_[pick_pair], low_pair[pick_pair] % 64] = 2
     for i in np.flatnonzero(chooser):  # candidates in decomposition order: pair, then single
         g = G[i]
         s.candidates[g] = 0
@@ -404,18 +425,21 @@ def _tuple_throws(eng, s, G, sel, n):
 
 def _reveal(s, G, attempted):
     """A failed throw: every attempted card is shown to the table (§7.4.1)."""
-    leader = s.leader[G].astype(np.int64)
-    s.revealed[G, leader] = np.maximum(s.revealed[G, leader], attempted)
+    if not G.size:
+        return
+    at = G * 4 + s.leader[G].astype(np.int64)
+    revealed = s.revealed.reshape(-1, 54)
+    put_rows(revealed, at, np.maximum(rows(revealed, at), attempted))
 
 
-def _unreveal(s, G, seats, play):
-    """Played cards are no longer "revealed and unplayed" (§7.4.1); only the few rows that
-    hold revealed cards are written (uint8 throughout: ``rev - min(rev, play)`` cannot wrap)."""
-    rev = s.revealed[G, seats]
-    R = np.flatnonzero(rev.any(1))
-    if R.size:
-        r = rev[R]
-        s.revealed[G[R], seats[R]] = r - np.minimum(r, play[R])
+def _unreveal(s, at, play):
+    """Played cards are no longer "revealed and unplayed" (§7.4.1): rows ``at`` (``G·4 +
+    seat``) of the players' revealed cards lose ``play``; written only if any of them holds
+    revealed cards (uint8 throughout: ``rev - min(rev, play)`` cannot wrap)."""
+    revealed = s.revealed.reshape(-1, 54)
+    rev = rows(revealed, at)
+    if rev.any():
+        put_rows(revealed, at, rev - np.minimum(rev, play))
 
 
 def _charge_penalty(eng, s, G, returned):
@@ -434,15 +458,22 @@ def set_leads(eng, s, G, lead):
     if not G.size:
         return
     leader = s.leader[G].astype(np.int64)
-    s.lead[G] = lead
+    at = G * 4 + leader  # rows of the [B·4, 54] views of hands, trick, revealed
+    put_rows(s.lead, G, lead)
     s.lead_n[G] = count_sum(lead)
-    s.lead_suit[G] = s.eff[G, (lead > 0).argmax(1)]
-    s.lead_pairs[G] = count_sum(lead >= 2) if eng.switches.pairs else 0
-    s.lead_tractor[G] = _scalar_lead(eng, lead, s.idx[G]) if eng.switches.pairs else False
-    s.hands[G, leader] -= lead
-    _unreveal(s, G, leader, lead)
-    s.trick[G, leader] = lead
-    s.selection[G] = 0
+    s.lead_suit[G] = s.eff[G, np.argmax(lead > 0, axis=1)]
+    if eng.switches.pairs:
+        pairs = count_sum(lead >= 2)
+        s.lead_pairs[G] = pairs
+        s.lead_tractor[G] = _scalar_lead(eng, lead, rows(s.idx, G), pairs)
+    else:
+        s.lead_pairs[G] = 0
+        s.lead_tractor[G] = False
+    hands = s.hands.reshape(-1, 54)
+    put_rows(hands, at, rows(hands, at) - lead)
+    _unreveal(s, at, lead)
+    put_rows(s.trick.reshape(-1, 54), at, lead)
+    put_rows(s.selection, G, 0)
     had = G[s.n_candidates[G] > 0]
     s.candidates[had] = 0
     s.n_candidates[G] = 0
@@ -471,17 +502,26 @@ def commit_follows(eng, s, G) -> EndedHands | None:
     if not G.size:
         return None
     seats = s.to_act[G].astype(np.int64)
-    play = s.selection[G]
-    in_e = s.eff[G] == s.lead_suit[G][:, None]
-    short = count_sum(play * in_e.view(np.uint8)) < s.lead_n[G]
+    at = G * 4 + seats  # rows of the [B·4, 54] views of hands, trick, revealed
+    play = rows(s.selection, G)
+    # a follow of n cards is short in the led suit iff it holds a card of another suit
+    short = (play > suit_rows(eng, s, G, s.lead_suit[G])).any(1)
     s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
-    s.hands[G, seats] -= play
-    _unreveal(s, G, seats, play)
-    s.trick[G, seats] = play
-    s.selection[G] = 0
+    hands = s.hands.reshape(-1, 54)
+    put_rows(hands, at, rows(hands, at) - play)
+    _unreveal(s, at, play)
+    put_rows(s.trick.reshape(-1, 54), at, play)
+    put_rows(s.selection, G, 0)
     s.in_trick[G] += 1
     s.to_act[G] = (seats + 1) % 4
     return end_tricks(eng, s, G[s.in_trick[G] == 4])
+
+
+def suit_rows(eng, s, G, suits) -> np.ndarray:
+    """``uint8[g, 54]`` — 255 for the cards of effective suit ``suits[i]`` in game ``G[i]``, 0
+    for the others (rows of ``Tables.suit_mask``: one gather instead of comparing the games'
+    ``eff`` rows). ``counts & m`` keeps the suit's counts; ``counts > m`` marks the others."""
+    return np.take(eng.tables.suit_mask, s.ctx[G].astype(np.int64) * 5 + suits, axis=0)
 
 
 def end_tricks(eng, s, G) -> EndedHands | None:
@@ -490,9 +530,9 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     if not G.size:
         return None
     leader = s.leader[G].astype(np.int64)
-    seats = (leader[:, None] + np.arange(4)) % 4
-    tricks = s.trick[G]  # (g, 4, 54) by seat
-    plays = tricks[np.arange(G.size)[:, None], seats]  # (g, 4, 54) in playing order
+    tricks = rows(s.trick, G)  # (g, 4, 54) by seat
+    order = (leader[:, None] + np.arange(4)) % 4  # playing order -> seat
+    plays = np.take(s.trick.reshape(-1, 54), G[:, None] * 4 + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
@@ -503,27 +543,32 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
-    pts = count_sum(plays, 1) @ cards.POINTS
+    # points of the four plays: one float32 product (exact: at most 100·decks points)
+    pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
     attackers_won = ~s.dealer_side[G, win_seat]
-    s.captured[G] += np.where(attackers_won, pts, 0).astype(np.int16)
-    s.points_won[G, win_seat] += pts.astype(np.int16)
-    s.played[G] += tricks
-    s.last_lead[G] = s.lead[G]
+    s.captured[G] += pts * attackers_won
+    s.points_won[G, win_seat] += pts
+    put_rows(s.played, G, rows(s.played, G) + tricks)
+    put_rows(s.last_lead, G, rows(s.lead, G))
     s.last_winner[G] = win_seat
-    s.trick[G] = 0
-    s.lead[G] = 0
+    put_rows(s.trick, G, 0)
+    put_rows(s.lead, G, 0)
     s.lead_n[G] = 0
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
-    over = ~s.hands[G, win_seat].any(1)  # after a trick every hand holds as many cards
+    # after a trick every hand holds as many cards: the hand is over when the winner's is empty
+    over = ~seat_rows(s.hands, G, win_seat).any(1)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
     O = np.flatnonzero(over)
     if not O.size:
         return None
-    return EndedHands(G[O], win_seat[O], plays[O],
-                      kitty_bonus(eng, s, G[O], win_seat[O], plays[O], win[O]))
+    plays = plays[O]
+    return EndedHands(G[O], win_seat[O], plays, kitty_bonus(eng, s, G[O], win_seat[O], plays, win[O]))
+
+
+_POINTS4 = np.tile(cards.POINTS, 4).astype(np.float32)  # card points of a [4·54] trick row
 
 
 def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
@@ -543,29 +588,30 @@ def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
 def _winners(eng, s, G, plays):
     """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3); a ruff
     needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
-    and the value is the top pair, or the top card for singles)."""
-    eff = s.eff[G][:, None, :]
-    idx1 = (s.idx[G].view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
-    suit = s.lead_suit[G].astype(np.int8)
-    n = s.lead_n[G].astype(np.int16)
-    n_e = count_sum(plays * (eff == suit[:, None, None]).view(np.uint8), 2)
-    n_t = count_sum(plays * (eff == TRUMP).view(np.uint8), 2)
-    need = s.lead_pairs[G][:, None]
-    paired = plays >= 2
-    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(paired, 2)  # quad: 2
-    matches = pairs >= need
+    and the value is the top pair, or the top card for singles). ``plays``: ``uint8[g, 4, 54]``
+    in playing order."""
+    suit = s.lead_suit[G].astype(np.int64)
+    in_e = suit_rows(eng, s, G, suit)[:, None, :]
+    trump = suit_rows(eng, s, G, np.full(G.size, TRUMP))[:, None, :]
+    idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
+    pairs_led = s.lead_pairs[G]
+    # a play of n cards is all in E (all trump) iff none of its cards is outside
+    all_e = ~(plays > in_e).any(2)
+    all_t = ~(plays > trump).any(2)
+    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
+    matches = pairs >= pairs_led[:, None]
     # the value: the top pair when the lead holds pairs, else the top card (-1: none)
-    unit = np.where((need > 0)[:, :, None], paired, plays > 0)
-    val = (unit.view(np.uint8) * idx1).max(2).astype(np.int16) - 1
+    least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
+    val = ((plays >= least).view(np.uint8) * idx1).max(2).astype(np.int16) - 1
     win = np.zeros(G.size, dtype=np.int64)
     best = val[:, 0]
     ruffed = np.zeros(G.size, dtype=bool)
     off_suit = suit != TRUMP
     for i in (1, 2, 3):
-        follow = (n_e[:, i] == n) & matches[:, i] & ~ruffed & (val[:, i] > best)
-        ruff = off_suit & (n_t[:, i] == n) & matches[:, i] & (~ruffed | (val[:, i] > best))
+        follow = all_e[:, i] & matches[:, i] & ~ruffed & (val[:, i] > best)
+        ruff = off_suit & all_t[:, i] & matches[:, i] & (~ruffed | (val[:, i] > best))
         take = follow | ruff
-        win = np.where(take, i, win)
+        win[take] = i
         best = np.where(take, val[:, i], best)
         ruffed |= ruff
     return win

@@ -66,11 +66,15 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
     hand = _u8(hand).tolist()  # Python ints: element access on arrays is slow
-    layout = suit_layout(suit, ctx)
+    return _beats(hand, suit_layout(suit, ctx), unit, ctx.decks, tuple_beats_chain)
+
+
+def _beats(hand: list, layout, unit: Unit, decks: int, tuple_beats_chain: bool) -> bool:
+    """``beats_unit`` on a hand given as a list of Python ints and the suit's layout."""
     if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
         return True
     if tuple_beats_chain and unit.length >= 2:
-        for k in range(unit.k + 1, ctx.decks + 1):
+        for k in range(unit.k + 1, decks + 1):
             if unit.size % k == 0 and _has_run(hand, layout, k, unit.size // k, 0):
                 return True
     return False
@@ -95,20 +99,42 @@ def validate_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> Thr
     nobody), §7.3. On failure, per failing type the smallest unit of that type is a candidate
     (§7.4.2); the forced lead is chosen per ``cfg.failed_throw_choice`` (§7.4.3).
     """
+    return judge_throw(lead, other_hands, ctx, cfg)[0]
+
+
+def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> tuple[ThrowResult, int | None]:
+    """``validate_throw``, and the first of ``other_hands`` (index 0-2) holding a unit of the
+    same type that beats a unit of the throw (``None``: no hand does; with
+    ``tuple_beats_chain`` a throw can fail through a larger tuple only). Each hand is read
+    once (as Python ints) for both answers."""
     lead = _u8(lead)
     suit = single_suit(lead, ctx)
     units = decompose(lead, ctx)
     if len(units) <= 1:
-        return ThrowResult(ok=True)
+        return ThrowResult(ok=True), None
     if len(other_hands) != 3:
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
+    layout, decks, tbc = suit_layout(suit, ctx), ctx.decks, cfg.tuple_beats_chain
+    hands = [_u8(h).tolist() for h in other_hands]
+    memo: dict[tuple[int, int, bool], bool] = {}
+
+    def beaten(j: int, k: int, larger: bool) -> bool:
+        """Unit ``j`` is beaten in hand ``k`` (``larger``: larger tuples count too)."""
+        key = (j, k, larger)
+        if key not in memo:
+            memo[key] = _beats(hands[k], layout, units[j], decks, larger)
+        return memo[key]
+
     failing_types: list[tuple[int, int]] = []
-    for u in units:
-        if u.shape not in failing_types and any(beats_unit(h, u, suit, ctx, cfg.tuple_beats_chain)
-                                                for h in other_hands):
+    for j, u in enumerate(units):
+        if u.shape not in failing_types and any(beaten(j, k, tbc) for k in range(3)):
             failing_types.append(u.shape)
+    # the first hand beating a unit by its own type (with tuple_beats_chain a hand can beat
+    # by a larger tuple only)
+    beater = next((k for k in range(3) if any(beaten(j, k, False) for j in range(len(units)))),
+                  None)
     if not failing_types:
-        return ThrowResult(ok=True)
+        return ThrowResult(ok=True), beater
     candidates = []
     for shape in failing_types:
         same = [u for u in units if u.shape == shape]
@@ -118,12 +144,13 @@ def validate_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> Thr
     if len(candidates) == 1:
         forced = candidates[0]
     elif cfg.failed_throw_choice == "NEXT_PLAYER":
-        return ThrowResult(ok=False, forced=None, candidates=[u.counts for u in candidates])
+        return ThrowResult(ok=False, forced=None, candidates=[u.counts for u in candidates]), beater
     elif cfg.failed_throw_choice == "AUTO_LOWEST_RANK":
         forced = min(candidates, key=lambda u: (u.top, u.size))
     else:  # AUTO_FEWEST_CARDS
         forced = min(candidates, key=lambda u: (u.size, u.top))
-    return ThrowResult(ok=False, forced=forced.counts.copy(), candidates=[u.counts for u in candidates])
+    return (ThrowResult(ok=False, forced=forced.counts.copy(), candidates=[u.counts for u in candidates]),
+            beater)
 
 
 # ------------------------------------------------------------------------------- follows §8
