@@ -258,11 +258,12 @@ class PIMCAgent(BasePolicy):
         return actions, options, records
 
     def reseed(self, seed: int | None) -> None:
-        """Use ``seed`` for the decisions from now on and forget cached plans (a caller that
-        seeds each batch of decisions, e.g. a learner from (run seed, update), so a resumed run
-        searches exactly as the uninterrupted one)."""
+        """Use ``seed`` for the decisions from now on and forget cached plans and the record of
+        the hands played (a caller that seeds each batch of decisions, e.g. a learner from (run
+        seed, update), so a resumed run searches exactly as the uninterrupted one)."""
         self.seed = None if seed is None else int(seed)
         self._plans.clear()
+        self._history.clear()  # a resumed run has no record of the hands before it either
         for r in (self.rollout, self.prior):
             if isinstance(r, PolicyRollout):
                 r.rng = np.random.default_rng(0 if seed is None else int(seed))
@@ -354,12 +355,13 @@ class PIMCAgent(BasePolicy):
         in the last ``window`` tricks (tempered by ``temperature``), ``n`` drawn from them by
         systematic resampling. None kept (a failed throw in the chain, or consistent worlds too
         rare to meet) restarts the chain at this decision and plays the sampler's worlds."""
+        if self.belief == "uniform" or len(self._chain) < 2:  # nothing to filter by
+            self.stats["sampled"] += n
+            self.stats["kept"] += n
+            return self.sampler.sample(view, n, rng)
         want = 4 * n if self.belief == "likelihood" else n
         hands, kitty = self.sampler.sample(view, want, rng)
         self.stats["sampled"] += want
-        if self.belief == "uniform" or len(self._chain) < 2:
-            self.stats["kept"] += want
-            return hands[:n], kitty[:n]
         model = self.prior.log_probs if self.belief == "likelihood" else None
         kept_h, kept_k, kept_l, got = [], [], [], 0
         for round_ in range(self.filter_rounds):
