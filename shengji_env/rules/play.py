@@ -99,13 +99,14 @@ def validate_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> Thr
     nobody), §7.3. On failure, per failing type the smallest unit of that type is a candidate
     (§7.4.2); the forced lead is chosen per ``cfg.failed_throw_choice`` (§7.4.3).
     """
-    return judge_throw(lead, other_hands, ctx, cfg)[0]
+    return judge_throw(lead, other_hands, ctx, cfg, find_beater=False)[0]
 
 
-def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> tuple[ThrowResult, int | None]:
-    """``validate_throw``, and the first of ``other_hands`` (index 0-2) holding a unit of the
-    same type that beats a unit of the throw (``None``: no hand does; with
-    ``tuple_beats_chain`` a throw can fail through a larger tuple only). Each hand is read
+def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg, find_beater: bool = True
+                ) -> tuple[ThrowResult, int | None]:
+    """``validate_throw``, and (``find_beater``) the first of ``other_hands`` (index 0-2) holding a
+    unit of the same type that beats a unit of the throw (``None``: no hand does, or not asked;
+    with ``tuple_beats_chain`` a throw can fail through a larger tuple only). Each hand is read
     once (as Python ints) for both answers."""
     lead = _u8(lead)
     suit = single_suit(lead, ctx)
@@ -131,8 +132,8 @@ def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg) -> tuple[
             failing_types.append(u.shape)
     # the first hand beating a unit by its own type (with tuple_beats_chain a hand can beat
     # by a larger tuple only)
-    beater = next((k for k in range(3) if any(beaten(j, k, False) for j in range(len(units)))),
-                  None)
+    beater = None if not find_beater else next(
+        (k for k in range(3) if any(beaten(j, k, False) for j in range(len(units)))), None)
     if not failing_types:
         return ThrowResult(ok=True), beater
     candidates = []
