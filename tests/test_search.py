@@ -307,3 +307,36 @@ def test_value_options_agree_with_the_hand_won():
         assert ((agent._value(v) > 0) == (v[:, 0] > 0)).all(), value
     with pytest.raises(ValueError):
         PIMCAgent(cfg, value="nope")
+
+
+def test_recheck_play_pair_makes_the_same_decisions_as_all():
+    """``recheck_play="pair"`` plays the recheck worlds only for the best play and the incumbent,
+    in a second batch: the same worlds and plays are compared, so the decision, the selection
+    values and the recheck's verdict are those of ``"all"``; the record's other rows are NaN."""
+    cfg = Rules()
+    rechecked = 0
+    for _, _, obs, mask in mid_hand_states(cfg, seeds=[21], every=0.3):
+        o = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        full = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=3, recheck_play="all")
+        pair = PIMCAgent(cfg, worlds=4, candidates=3, recheck=4, seed=3, recheck_play="pair")
+        assert full.act(o) == pair.act(o)
+        a, b = full.last, pair.last
+        if a.values is None:
+            continue
+        assert (a.best, a.incumbent, a.chosen) == (b.best, b.incumbent, b.chosen)
+        np.testing.assert_allclose(a.values, b.values)
+        if a.best == a.incumbent:
+            assert b.recheck is None and b.outcomes.shape[0] == 4
+            continue
+        rechecked += 1
+        np.testing.assert_allclose(a.recheck, b.recheck)
+        played = [a.best, a.incumbent]
+        np.testing.assert_allclose(a.outcomes[:, played], b.outcomes[:, played])
+        others = [k for k in range(len(a.candidates)) if k not in played]
+        assert np.isnan(b.outcomes[4:, others]).all() and not np.isnan(b.outcomes[:4]).any()
+        np.testing.assert_allclose(a.values_all[played], b.values_all[played])
+        if rechecked == 2:
+            break
+    assert rechecked >= 1
+    with pytest.raises(ValueError, match="recheck_play"):
+        PIMCAgent(cfg, recheck_play="some")

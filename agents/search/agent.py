@@ -75,11 +75,14 @@ class SearchRecord:
     mean score of each candidate over the ``worlds`` selection worlds (the score of the agent's
     ``value`` option — for ``"levels"``: level reward + ``points_weight`` × side points / level
     step, from the searching seat's side), or ``None`` when only one play was possible (no
-    rollout); ``values_all``: the mean over every world played (selection and recheck worlds);
+    rollout); ``values_all``: the mean over every world each candidate was played in (selection
+    and recheck worlds);
     ``outcomes``: ``float64[W, K, 3]`` the raw rollout results per (world, candidate) — the
     searching seat's level reward, its side's points (attackers' points, negated for the dealer
     side), its side (+1 attacking, −1 dealer side) — rows ``worlds`` … ``worlds + recheck − 1``
-    are the recheck worlds; ``best`` (best mean over the selection worlds), ``incumbent``
+    are the recheck worlds (with ``recheck_play="pair"`` only the best and the incumbent are
+    played there, the other candidates' rows are NaN, and there are no recheck rows when the
+    best play was the incumbent); ``best`` (best mean over the selection worlds), ``incumbent``
     (``HeuristicAgent``'s play), ``recheck`` ((mean, standard error) of best − incumbent on
     the recheck worlds, or ``None`` when best is the incumbent) and ``worlds`` (rows of
     ``outcomes``). Read as a dict too (``record["values"]``)."""
@@ -108,6 +111,12 @@ class PIMCAgent(BasePolicy):
     * ``recheck``: further deals on which the best play must beat the heuristic's (12; 0: the
       same worlds), by ``z`` (0.5) standard errors; ``points_weight``: weight of the side's
       points (per level step) in the score (0.25);
+    * ``recheck_play``: ``"all"`` (default) plays every candidate in every world, recheck
+      worlds included, in one batch; ``"pair"`` plays the recheck worlds in a second batch, only
+      when the best play is not the incumbent, and only those two plays there. Same worlds and
+      plays compared, so the same decisions (tested). A rollout step costs mostly per step, not
+      per game, so at the default sizes one batch of ``(worlds + recheck) × candidates`` games
+      is cheaper than two smaller ones; ``"pair"`` pays off for large ``recheck``;
     * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
       a checkpoint path; the prior that ranks candidates is always a network (``prior_weights``,
       default the shipped one);
@@ -132,7 +141,7 @@ class PIMCAgent(BasePolicy):
                  sampler: WorldSampler | None = None, threads: int | None = 1,
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
-                 window: int = 3, temperature: float = 0.5):
+                 window: int = 3, temperature: float = 0.5, recheck_play: str = "all"):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -144,6 +153,9 @@ class PIMCAgent(BasePolicy):
         self.time_ms = None if time_ms is None else float(time_ms)
         self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
         self.recheck, self.z, self.points_weight = int(recheck), float(z), float(points_weight)
+        if recheck_play not in ("pair", "all"):
+            raise ValueError(f"recheck_play={recheck_play!r}; expected 'pair' or 'all'")
+        self.recheck_play = recheck_play
         if value not in ("levels", "win", "soft"):
             raise ValueError(f"value={value!r}; expected 'levels', 'win' or 'soft'")
         self.value = value
@@ -290,12 +302,20 @@ class PIMCAgent(BasePolicy):
         if len(cands) == 1:
             return cands[0]
         inc = self._incumbent(cands)
-        score, worlds_used, raw = self._score(view, S, cands, rng, start)  # float[W, K]
-        # worlds W .. W+R-1 are the recheck's: all candidates are played in them too (one
-        # batch costs about the same as a smaller one), but only the final comparison reads them
-        rows = np.arange(len(score))
-        check = (rows >= self.worlds) & (rows < self.worlds + R)
-        mean = score[~check].mean(0)
+        if self.recheck_play == "all":
+            # worlds W .. W+R-1 are the recheck's: all candidates are played in them too, in one
+            # batch, but only the final comparison reads them
+            score, worlds_used, raw = self._score(view, S, cands, rng, start)  # float[W, K]
+            rows = np.arange(len(score))
+            check = (rows >= self.worlds) & (rows < self.worlds + R)
+            mean = score[~check].mean(0)
+        else:
+            # "pair": the selection worlds first; the recheck worlds only if the winner is not
+            # the incumbent, and then only for those two plays (the same worlds and plays as
+            # "all", so the same decisions, with 2·recheck games instead of K·recheck)
+            score, worlds_used, raw = self._score(view, S.take(np.arange(self.worlds)), cands,
+                                                  rng, start)
+            mean = score.mean(0)
         # best mean score; ties to the incumbent, then to the candidate order
         order = np.lexsort((np.arange(len(cands)), np.arange(len(cands)) != inc, -mean))
         best = chosen = int(order[0])
@@ -304,11 +324,25 @@ class PIMCAgent(BasePolicy):
             # the confidence recheck: the winner on the selection worlds is compared with the
             # incumbent on the recheck worlds (free of the selection's bias) and replaces it
             # only if better by ``z`` standard errors of the paired difference
-            d = (score[check] if R else score)[:, best] - (score[check] if R else score)[:, inc]
+            if self.recheck_play == "all":
+                d = (score[check] if R else score)[:, best] - (score[check] if R else score)[:, inc]
+            elif R:
+                pair = [cands[best], cands[inc]]
+                check_score, _, check_raw = self._score(
+                    view, S.take(np.arange(self.worlds, self.worlds + R)), pair, rng, None)
+                d = check_score[:, 0] - check_score[:, 1]
+                # the record keeps every world played: NaN where a candidate was not played
+                rows = np.full((R, len(cands), 3), np.nan)
+                rows[:, [best, inc]] = check_raw
+                raw = np.concatenate([raw, rows])
+                score = self._value(raw)
+                worlds_used += R
+            else:
+                d = score[:, best] - score[:, inc]
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
             diff = (float(d.mean()), float(se))
             chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
-        self.last = SearchRecord(cands, chosen, mean, score.mean(0), raw, best, inc, diff,
+        self.last = SearchRecord(cands, chosen, mean, np.nanmean(score, 0), raw, best, inc, diff,
                                  worlds_used)
         self.stats["searched"] += 1
         self.stats["search_s"] += time.perf_counter() - start
