@@ -23,7 +23,9 @@ import numpy as np
 
 from shengji_env.rules import TRUMP, is_legal_follow
 
-from .heuristic_play import POINTS, Table, plan_follow, plan_lead
+from shengji_env import cards
+
+from .heuristic_play import POINTS, Table, _in_suit_wins, plan_follow, plan_lead
 
 __all__ = ["RESERVE_FROM", "RESERVE_SLACK", "LEAD_HIGH_SLACK", "last_trick_reserve",
            "lead_high", "plan_play"]
@@ -82,6 +84,41 @@ def lead_high(t: Table, play: np.ndarray) -> np.ndarray | None:
     return out
 
 
+#: a follow that at most this many unseen cards beat is played to take a point trick
+TAKE_SLACK = int(__import__("os").environ.get("FF_TAKE_SLACK", "2"))
+TAKE_POINTS = int(__import__("os").environ.get("FF_TAKE_POINTS", "5"))
+
+
+def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
+    """A follow that will probably win the trick, instead of ``play`` (which does not): the
+    lowest in-suit single that beats the current winner and that at most ``TAKE_SLACK`` unseen
+    cards beat, when no later player may ruff, on a trick worth taking."""
+    if t.view.leading or int(t.lead.sum()) != 1 or not t.after_me:
+        return None
+    winner = t.winner_pos()
+    if t.order[winner] in t.partners and t.safe_against_later(t.plays[winner]):
+        return None
+    if t.winner_pos(t.plays + [play]) == len(t.plays):
+        return None  # the planned play already wins
+    suit = t.lead_suit
+    if suit != TRUMP and any(t.may_ruff(r, suit) for r in t.after_me if r not in t.partners):
+        return None
+    points_now = sum(cards.points(p) for p in t.plays)
+    best = None
+    for tp, u in _in_suit_wins(t, winner):
+        c = int(np.flatnonzero(u)[0])
+        above = int(t.unseen[(t.eff == suit) & (t.idx > t.idx[c])].sum())
+        if above > TAKE_SLACK or points_now + cards.points(u) < TAKE_POINTS:
+            continue
+        if best is None or t.idx[c] < t.idx[best]:
+            best = c
+    if best is None:
+        return None
+    out = np.zeros(54, dtype=np.int64)
+    out[best] = 1
+    return out
+
+
 def plan_play(t: Table) -> np.ndarray:
     """The whole lead or follow ``int64[54]`` in find-friends mode: ``plan_lead`` /
     ``plan_follow`` on the hand without the last-trick reserve (a follow only when that is
@@ -96,5 +133,10 @@ def plan_play(t: Table) -> np.ndarray:
         play = plan_follow(kept)
         if is_legal_follow(t.hand.astype(np.uint8), t.lead.astype(np.uint8),
                            play.astype(np.uint8), t.ctx, t.rules):
-            return play
-    return plan_follow(t)
+            return _follow_extra(kept, play)
+    return _follow_extra(t, plan_follow(t))
+
+
+def _follow_extra(t: Table, play: np.ndarray) -> np.ndarray:
+    take = take_probable(t, play)
+    return play if take is None else take
