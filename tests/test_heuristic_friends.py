@@ -132,3 +132,48 @@ def test_friend_leads_a_high_single_instead_of_a_low_one():
     played[3, cards.card_id("H", "K")], played[1, cards.card_id("H", "A")] = 0, 1  # three above
     t = table(play_view("H:Q 4, D:3 6", played=played))
     assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
+
+
+def test_low_trump_is_kept_for_the_last_trick_from_ten_cards_on():
+    from agents.baselines import heuristic_friends as hf
+    t = table(play_view("S:3, H:4 5 6 7 8, D:4 5 6 7 8"))  # 11 cards: a low trump is not kept
+    assert hf.last_trick_reserve(t) is None
+    t = table(play_view("S:3, H:4 5 6 7 8, D:4 5 6 7"))  # 10 cards: any trump is kept
+    assert named(hf.last_trick_reserve(t)) == named(cards.parse("S:3"))
+
+
+def point_trick(led, my_side=0, voids=None, played=None):
+    """I follow in seat 0 after an attacker's single lead (seat 3); seats 1 and 2 play after me.
+    Both H:A are played, so two unseen cards (the H:K) beat my H:Q."""
+    if played is None:
+        played = np.zeros((4, 54), dtype=np.uint8)
+        played[1, cards.card_id("H", "A")] = 2
+    trick = np.zeros((4, 54), dtype=np.uint8)
+    trick[3] = cards.parse(led)
+    view = play_view("H:Q 4, D:3 6", my_side=my_side, leading=False, trick=trick, trick_leader=3,
+                     played=played)
+    if voids is not None:
+        view.voids = voids
+    return table(view)
+
+
+def test_point_trick_is_taken_with_a_probable_winner():
+    from agents.baselines import heuristic_friends as hf
+    t = point_trick("H:10")
+    assert named(hp.plan_follow(t)) == named(cards.parse("H:4"))  # plain play: duck
+    assert named(hf.plan_play(t)) == named(cards.parse("H:Q"))
+    assert named(hf.plan_play(point_trick("H:10", my_side=1))) == named(cards.parse("H:Q"))
+
+
+def test_probable_winner_is_not_spent_when_it_should_not_be():
+    from agents.baselines import heuristic_friends as hf
+    # no points in the trick
+    assert named(hf.plan_play(point_trick("H:3"))) == named(cards.parse("H:4"))
+    # three unseen cards beat the H:Q
+    played = np.zeros((4, 54), dtype=np.uint8)
+    played[1, cards.card_id("H", "A")] = 1
+    assert named(hf.plan_play(point_trick("H:10", played=played))) == named(cards.parse("H:4"))
+    # an opponent after me is void in hearts and may ruff
+    voids = np.zeros((4, 5), dtype=bool)
+    voids[1, HEARTS] = True
+    assert named(hf.plan_play(point_trick("H:10", voids=voids))) == named(cards.parse("H:4"))

@@ -11,16 +11,17 @@ Per phase (DESIGN.md §4):
 * **bury**: void the short off-suits (fewest cards, no aces, no points), fill up with low
   off-suit cards; bury trump or points only when nothing else is left (RULES.md §5).
 * **play**: ``heuristic_play.plan_lead`` / ``plan_follow`` choose a whole play.
-* **friend** (find-friends, RULES.md §10.6): name an ace it lacks (no copy held or buried) of its
-  longest off-suit, so the friend is strong where the dealer leads; else one copy held; else a
-  king, else a joker; never a card that would leave it alone. In play it helps the partners the
+* **friend** (find-friends, RULES.md §10.6): name the big joker, so the friend holds the top
+  trump (``name_friend_card``); else an ace it lacks (no copy held or buried) of its longest
+  off-suit, so the friend is strong where the dealer leads; else one copy held; else a king,
+  else the small joker; never a card that would leave it alone. In play it helps the partners the
   observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``); an
   attacker, while the friend is hidden, counts as partner a seat the play proves is not the
-  friend (it played a copy of the friend card unshown, or is void in its suit). Two play rules
-  exist only in this mode (``heuristic_friends``): near the end keep its best trump, when few
-  unseen cards rank with it or above, for the last trick (the multiplied kitty; the dealer only
-  when he buried points); the friend leads a high single rather than a low one that gives the
-  lead away.
+  friend (it played a copy of the friend card unshown, or is void in its suit). Three play rules
+  exist only in this mode (``heuristic_friends``): near the end keep its best trump for the last
+  trick (the multiplied kitty; the dealer only when he buried points); the friend leads a high
+  single rather than a low one that gives the lead away; a point trick is taken with a probable
+  winner rather than left to seats it cannot count on.
 
 A multi-card play (a lead, a follow, the bury) is planned once and emitted one ``CARD`` per
 call. The plan is a deterministic function of the observation *without* the selection block, so
@@ -67,10 +68,13 @@ def trump_strength(hand: np.ndarray, trump: int, level: int) -> float:
 
 def name_friend_card(view, ctx: TrumpContext, decks: int) -> int:
     """The card id to name as the friend card (RULES.md §10.6) after the bury, in order of
-    preference: an off-suit ace, in the dealer's longest off-suit, of which he holds (or buried)
-    no copy — its holder then backs the suit the dealer leads; an off-suit ace he holds some of;
-    the same for kings; then a joker. Never a card with every copy in his hand or kitty (that
-    would leave him alone)."""
+    preference: the big joker — its holder has the top trump, a card that wins the trick it is
+    played in whatever his skill, draws trumps and can take the last trick (and so keep the
+    kitty away from the attackers), while an off-suit ace can be ruffed or wasted on a trick
+    already won; then an off-suit ace, in the dealer's longest off-suit, of which he holds (or
+    buried) no copy — its holder then backs the suit the dealer leads; an off-suit ace he holds
+    some of; the same for kings; then the small joker. Never a card with every copy in his hand
+    or kitty (that would leave him alone)."""
     mine = view.hand.astype(np.int64) + view.kitty.astype(np.int64)  # hand and buried cards
     eff = ctx.effective_suits
     length = np.array([int(view.hand[eff == s].sum()) for s in range(5)])
@@ -79,8 +83,10 @@ def name_friend_card(view, ctx: TrumpContext, decks: int) -> int:
         if mine[c] >= decks:
             continue  # I hold (or buried) every copy: alone
         rank = c % 13
-        if c >= 52:
-            score = -50.0 + c  # a joker: the friend has trump strength at least
+        if c == cards.BJ:
+            score = 100.0
+        elif c >= 52:
+            score = -50.0 + c  # the small joker: the friend has trump strength at least
         elif eff[c] == TRUMP:
             continue
         elif rank == 12:

@@ -1,14 +1,24 @@
 """Find-friends card play for ``HeuristicAgent`` (RULES.md §10.6): the rules only this mode uses.
 
 ``HeuristicAgent`` calls :func:`plan_play` only when the observation has the find-friends blocks
-(``view.my_side is not None``), so fixed-partnership play is untouched. Two rules on top of
+(``view.my_side is not None``), so fixed-partnership play is untouched. Three rules on top of
 ``heuristic_play.plan_lead`` / ``plan_follow``:
 
 * **keep a trump for the last trick**: the kitty's points, multiplied, go to the attackers when
   one of them wins the last trick (§10.1). From ``RESERVE_FROM`` cards in hand on, a player keeps
   his best trump for his last card when at most ``RESERVE_SLACK`` unseen cards rank with it or
-  above (a card no unseen card beats wins the last trick whatever is led). The dealer, who knows
-  the kitty, does so only when he buried points.
+  above (a card no unseen card beats wins the last trick whatever is led); from
+  ``RESERVE_ANY_FROM`` cards on he keeps his best trump whatever its rank (at the last trick
+  every hand holds one card, and any trump beats an off-suit lead that nobody ruffs higher).
+  The dealer, who knows the kitty, does so only when he buried points.
+* **take a point trick with a probable winner**: in find-friends a player cannot count on the
+  seats around him (the partners are hidden for most of the hand, and the dealer picked his
+  friend by a card, not by skill), so who wins a trick is mostly up to himself. Following a
+  single lead, when the trick already holds points and the planned play does not win it, he
+  plays instead the lowest single that beats the current winner and that at most
+  ``TAKE_SLACK`` unseen cards beat — in the led suit, only when nobody after him who may be an
+  opponent may ruff (a strong player holding one of those few cards will still overtake; a
+  careless one often will not). Not when a partner already wins the trick for sure.
 * **the friend leads high**: the friend of a dealer whose play he cannot count on (a random or
   weak dealer will not win the tricks the friend gives away) leads, instead of a low single that
   gives the lead away, a high single without points that at most ``LEAD_HIGH_SLACK`` unseen cards
@@ -21,19 +31,26 @@ import dataclasses
 
 import numpy as np
 
+from shengji_env import cards
 from shengji_env.rules import TRUMP, is_legal_follow
 
-from .heuristic_play import POINTS, Table, plan_follow, plan_lead
+from .heuristic_play import POINTS, Table, _in_suit_wins, plan_follow, plan_lead
 
-__all__ = ["RESERVE_FROM", "RESERVE_SLACK", "LEAD_HIGH_SLACK", "last_trick_reserve",
-           "lead_high", "plan_play"]
+__all__ = ["RESERVE_FROM", "RESERVE_SLACK", "RESERVE_ANY_FROM", "LEAD_HIGH_SLACK", "TAKE_SLACK",
+           "TAKE_POINTS", "last_trick_reserve", "lead_high", "take_probable", "plan_play"]
 
 #: the last-trick trump is kept from this many cards in hand on
 RESERVE_FROM = 12
 #: ... when at most this many unseen cards rank with it or above
 RESERVE_SLACK = 4
+#: ... and from this many cards in hand on whatever its rank
+RESERVE_ANY_FROM = 10
 #: the friend leads a high single that at most this many unseen cards beat
 LEAD_HIGH_SLACK = 2
+#: a follow that at most this many unseen cards beat is played to take a point trick ...
+TAKE_SLACK = 2
+#: ... holding at least this many points (with the follow's own)
+TAKE_POINTS = 5
 
 
 def last_trick_reserve(t: Table) -> np.ndarray | None:
@@ -46,7 +63,8 @@ def last_trick_reserve(t: Table) -> np.ndarray | None:
     if not trumps.size:
         return None
     best = int(trumps[np.argmax(t.idx[trumps])])
-    if int(t.unseen[(t.eff == TRUMP) & (t.idx >= t.idx[best])].sum()) > RESERVE_SLACK:
+    if (int(t.unseen[(t.eff == TRUMP) & (t.idx >= t.idx[best])].sum()) > RESERVE_SLACK
+            and t.cards_left > RESERVE_ANY_FROM):
         return None
     out = np.zeros(54, dtype=np.int64)
     out[best] = 1
@@ -82,10 +100,41 @@ def lead_high(t: Table, play: np.ndarray) -> np.ndarray | None:
     return out
 
 
+def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
+    """For a follow to a single lead, ``int64[54]`` — the probable winner to play instead of
+    ``play`` (module docstring), or None to keep ``play``."""
+    if t.view.leading or int(t.lead.sum()) != 1 or not t.after_me:
+        return None
+    winner = t.winner_pos()
+    if t.order[winner] in t.partners and t.safe_against_later(t.plays[winner]):
+        return None
+    if t.winner_pos(t.plays + [play]) == len(t.plays):
+        return None  # the planned play already wins
+    suit = t.lead_suit
+    if not t.suit_cards(t.hand, suit).any():
+        return None  # ruffs: plan_follow's own rule
+    if suit != TRUMP and any(t.may_ruff(r, suit) for r in t.after_me if r not in t.partners):
+        return None
+    points_now = sum(cards.points(p) for p in t.plays)
+    best = None
+    for _, u in _in_suit_wins(t, winner):
+        c = int(np.flatnonzero(u)[0])
+        above = int(t.unseen[(t.eff == suit) & (t.idx > t.idx[c])].sum())
+        if above > TAKE_SLACK or points_now + cards.points(u) < TAKE_POINTS:
+            continue
+        if best is None or t.idx[c] < t.idx[best]:
+            best = c
+    if best is None:
+        return None
+    out = np.zeros(54, dtype=np.int64)
+    out[best] = 1
+    return out
+
+
 def plan_play(t: Table) -> np.ndarray:
     """The whole lead or follow ``int64[54]`` in find-friends mode: ``plan_lead`` /
     ``plan_follow`` on the hand without the last-trick reserve (a follow only when that is
-    legal for the whole hand), then the friend's high lead."""
+    legal for the whole hand), then the friend's high lead or the probable winner."""
     reserve = last_trick_reserve(t)
     kept = t if reserve is None else dataclasses.replace(t, hand=t.hand - reserve)
     if t.view.leading:
@@ -96,5 +145,11 @@ def plan_play(t: Table) -> np.ndarray:
         play = plan_follow(kept)
         if is_legal_follow(t.hand.astype(np.uint8), t.lead.astype(np.uint8),
                            play.astype(np.uint8), t.ctx, t.rules):
-            return play
-    return plan_follow(t)
+            return _follow_extra(kept, play)
+    return _follow_extra(t, plan_follow(t))
+
+
+def _follow_extra(t: Table, play: np.ndarray) -> np.ndarray:
+    """``play``, or the probable winner of a point trick (``take_probable``)."""
+    take = take_probable(t, play)
+    return play if take is None else take
