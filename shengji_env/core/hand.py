@@ -35,28 +35,39 @@ OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
 def start_episodes(eng, s, G) -> None:
     """Start a new episode for games ``G``: starting levels and dealer, first drawer, a deal
     (their random streams continue)."""
-    dealers, drawers = [], []
-    for g in G:
+    random_levels = isinstance(eng.levels, str)  # "random"
+    random_dealer = isinstance(eng.dealer, str)  # "random" (always with random levels)
+    random_first = eng.cfg.initial_first_drawer == "RANDOM"
+    dealers = np.full(G.size, -1 if eng.dealer is None or random_dealer else eng.dealer)
+    first = np.full(G.size, 0 if random_first else eng.cfg.initial_first_drawer)
+    if random_levels or random_dealer or random_first:
+        # per game, each stream in the order of rules.Game: levels, then the dealer (setup
+        # stream); the first drawer (deal stream)
         n = 4 if eng.find_friend else 2  # find-friends: per-player levels (§10.6)
-        levels = (s.setup_rng(g).integers(13, size=n) if eng.levels == "random"
-                  else np.asarray(eng.levels))
-        s.seat_levels[g] = levels if levels.size == 4 else levels[seats.team(np.arange(4))]
-        dealer = eng.dealer
-        if dealer == "random":
-            dealer = int(s.setup_rng(g).integers(4))
-        first = (int(s.rng(g).integers(4)) if eng.cfg.initial_first_drawer == "RANDOM"
-                 else eng.cfg.initial_first_drawer)
-        if s.has_given[g]:
-            first = s.given_first.item(g)
-        dealers.append(-1 if dealer is None else dealer)
-        drawers.append(first if dealer is None else dealer)
+        for i, g in enumerate(G):
+            if random_levels:
+                s.seat_levels[g] = _seat_levels(s.setup_rng(g).integers(13, size=n))
+            if random_dealer:
+                dealers[i] = s.setup_rng(g).integers(4)
+            if random_first:
+                first[i] = s.rng(g).integers(4)
+    if not random_levels:
+        s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
+    first = np.where(s.has_given[G], s.given_first[G], first)
+    drawers = first if eng.dealer is None else dealers
+    for g in G:
         s.history[g] = []
-        s.log_len[g] = 0
+    s.log_len[G] = 0
     s.done[G] = False
     s.winner_team[G] = -1
     s.winner_seats[G] = False
     s.mask = None
-    start_hands(eng, s, G, np.array(dealers), np.array(drawers))
+    start_hands(eng, s, G, dealers, drawers)
+
+
+def _seat_levels(levels):
+    """``int[4]`` — per-seat levels from the teams' two (team of each seat) or four levels."""
+    return levels if levels.size == 4 else levels[seats.team(np.arange(4))]
 
 
 def start_hands(eng, s, G, dealers, drawers) -> None:
@@ -236,7 +247,8 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     # §10.3 level change, as rules.scoring.level_outcome
     step, p = cfg.level_step, np.maximum(points, 0)
     take = p >= 2 * step
-    dealer_gain = np.select([p == 0, p < step, p < 2 * step], [3, 2, 1], 0)
+    # 3 at 0 points, 2 below one step, 1 below two steps, else 0 (one comparison each)
+    dealer_gain = ((p == 0).astype(np.int64) + (p < step)) + (p < 2 * step)
     att_gain = np.where(take, (p - 2 * step) // step, 0)
     s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
     _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
