@@ -17,6 +17,7 @@ from ..rules.actions import DECLARE_BASE, PASS
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
 _LEVEL_COLS = np.array([True, True, True, True, False, False])
+_ONE = np.uint8(1)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -120,10 +121,11 @@ def _deal_to(s, G, start, stop):
     g = np.broadcast_to(G[:, None], js.shape)[m]
     j = js[m]
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
-    # index: ``ufunc.at`` with one integer index array is several times cheaper than with three
+    # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
+    # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
     seat = (s.first_drawer[g] + j) % 4
     at = (g * 4 + seat) * 54 + s.deck.reshape(-1)[g * s.deck.shape[1] + j]
-    np.add.at(s.hands.reshape(-1), at, 1)
+    np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
 def plan_deal(eng, s, G, quiet=None):
@@ -132,15 +134,36 @@ def plan_deal(eng, s, G, quiet=None):
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED)."""
     if not G.size:
         return
-    total = 4 * eng.cfg.hand_size
-    j = np.arange(total)
-    receivers = (s.first_drawer[G][:, None] + j) % 4
-    ok = declare_mask(eng, s.deal_counts[G], receivers, s, G).any(-1)
+    h = eng.cfg.hand_size
+    total = 4 * h
+    # After card j its receiver may declare iff he holds, in some declarable column, at least
+    # the fewest cards an acceptable action of that column needs (``declare_mask`` with its
+    # actions folded per column: a small [g, 4, 6] instead of [g, 4h, D]). Card j = 4·r + q
+    # goes to seat (first drawer + q) % 4.
+    need = _fewest_needed(eng, s, G)                                    # int8[g, 4, 6]
+    recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4    # int64[g, 4]
+    need = need[np.arange(G.size)[:, None], recv]                       # by position q
+    # the six column tests of each position in 8 bytes: "any" is one uint64 test
+    hit = np.zeros((G.size, h, 4, 8), dtype=bool)
+    np.greater_equal(s.deal_counts[G].reshape(G.size, h, 4, 6), need[:, None], out=hit[..., :6])
+    ok = hit.view(np.uint64).reshape(G.size, total) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
+    j = np.arange(total)
     first = np.where(ok, j, total)
     s.deal_next[G, :total] = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1]
     s.deal_next[G, total] = total
+
+
+def _fewest_needed(eng, s, G) -> np.ndarray:
+    """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
+    LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
+    T = eng.tables
+    cols = T.__dict__.get("_decl_cols")
+    if cols is None:  # bool[D, 6]: the column each action counts
+        cols = T.__dict__["_decl_cols"] = T.decl_col[:, None] == np.arange(6)
+    fits = _allowed(eng, s, G)[..., None] & cols                        # bool[g, 4, D, 6]
+    return np.where(fits, T.decl_k[:, None], np.int8(127)).min(-2)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -163,7 +186,8 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not over.size:
         return _NONE
     s.kitty[over] = 0
-    np.add.at(s.kitty, (over[:, None], s.deck[over, total:]), 1)  # unbuffered: equal cards
+    # unbuffered (equal cards), on a flat index with a uint8 one (as ``_deal_to``)
+    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
     post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner
