@@ -32,20 +32,44 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     return (np.take(counts, T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
 
 
-def _allowed(eng, s, G) -> np.ndarray:
+def _allowed(eng, s, G, table=None) -> np.ndarray:
     """``bool[g, 4, D]`` — DECLARE actions each seat may make over the current declaration of
     games ``G``, whatever it holds (§4.3-4.4): rows of a table over (same player, current
-    declaration), built once per ruleset from ``_acceptable``."""
-    table, index = _declaration_table(eng)
+    declaration), built once per ruleset from ``_acceptable``. ``table``: another table over
+    (same player, current declaration) to read instead (``[2, D + 1, ...]``, such as
+    ``_fewest_table``), with ``fallback(acceptable)`` turning the formula's answer into its
+    rows when a declaration is outside the action table."""
+    allowed, index = _declaration_table(eng)
     try:
         cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
     except IndexError:  # not a declaration of the action table: the formula itself
         cur = np.full(G.size, -1)
     if (cur < 0).any():
-        return _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
-                           *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
+        out = _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
+                          *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
+        return out if table is None else table[1](out)
     same_p = (_COLS[None, :] == s.decl_player[G][:, None]).view(np.int8)
-    return table[same_p, cur[:, None]]
+    return (allowed if table is None else table[0])[same_p, cur[:, None]]
+
+
+def _fewest(eng, allowed) -> np.ndarray:
+    """``int8[..., 6]`` — for ``allowed`` (``bool[..., D]`` DECLARE actions) the fewest cards of
+    each declarable column (level card of each suit, LJ, BJ) an allowed action needs (127:
+    none)."""
+    T = eng.tables
+    cols = T.decl_col[:, None] == np.arange(6)  # bool[D, 6]: the column each action counts
+    return np.where(allowed[..., None] & cols, T.decl_k[:, None], np.int8(127)).min(-2)
+
+
+def _fewest_table(eng):
+    """``(int8[2, D + 1, 6], fallback)``: ``_fewest`` of every row of the declaration table
+    (cached on the engine's tables), for ``_allowed(..., table=...)``."""
+    T = eng.tables
+    cached = T.__dict__.get("_fewest_table")
+    if cached is None:
+        cached = T.__dict__["_fewest_table"] = (_fewest(eng, _declaration_table(eng)[0]),
+                                                lambda allowed: _fewest(eng, allowed))
+    return cached
 
 
 def _declaration_table(eng):
@@ -101,14 +125,25 @@ def post_deal_mode(eng, s, G) -> np.ndarray:
 def prepare_counts(eng, s, G):
     """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
     h = eng.cfg.hand_size
-    deck = s.deck[G, :4 * h].astype(np.int64)
-    col = np.full(deck.shape, -1, dtype=np.int64)
-    is_level = (deck < 52) & (deck % 13 == s.level[G][:, None])
-    col[is_level] = (deck // 13)[is_level]
-    col[deck == 52] = 4
-    col[deck == 53] = 5
-    onehot = (col[..., None] == np.arange(6)).astype(np.int8)  # (g, 4h, 6)
-    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1).reshape(G.size, 4 * h, 6)
+    # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
+    at = s.level[G].astype(np.int64)[:, None] * 54 + s.deck[G, :4 * h]
+    onehot = np.take(_DECLARABLE_ONEHOT, at, axis=0)  # int8[g, 4h, 6]
+    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1, dtype=np.int8).reshape(
+        G.size, 4 * h, 6)  # counts ≤ decks: int8 exact
+
+
+def _declarable_onehot() -> np.ndarray:
+    """``int8[13·54, 6]``: row ``level·54 + card`` one-hot at the card's declarable column (its
+    suit for a level card, 4 LJ, 5 BJ), zeros for other cards."""
+    level, card = np.divmod(np.arange(13 * 54), 54)
+    col = np.where((card < 52) & (card % 13 == level), card // 13, -1)
+    col = np.where(card == 52, 4, np.where(card == 53, 5, col))
+    out = (col[:, None] == np.arange(6)).astype(np.int8)
+    out.flags.writeable = False
+    return out
+
+
+_DECLARABLE_ONEHOT = _declarable_onehot()
 
 
 def _deal_to(s, G, start, stop):
@@ -158,12 +193,7 @@ def plan_deal(eng, s, G, quiet=None):
 def _fewest_needed(eng, s, G) -> np.ndarray:
     """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
     LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
-    T = eng.tables
-    cols = T.__dict__.get("_decl_cols")
-    if cols is None:  # bool[D, 6]: the column each action counts
-        cols = T.__dict__["_decl_cols"] = T.decl_col[:, None] == np.arange(6)
-    fits = _allowed(eng, s, G)[..., None] & cols                        # bool[g, 4, D, 6]
-    return np.where(fits, T.decl_k[:, None], np.int8(127)).min(-2)
+    return _allowed(eng, s, G, _fewest_table(eng))
 
 
 _NONE = np.zeros(0, dtype=np.int64)

@@ -107,7 +107,19 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
 
 def finish_declaring(eng, s, G) -> None:
     """The closing window of games ``G`` closed: fix dealer and trump (§4.4-4.6)."""
-    for g in G:
+    if not G.size:
+        return
+    cfg = eng.cfg
+    if cfg.declaration_mode != "FIXED":  # a declaration stands (the common case): all at once
+        has = s.decl_player[G] >= 0
+        D = G[has]
+        if D.size:
+            trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
+            starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
+                       else s.decl_player[D])
+            begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
+        G = G[~has]
+    for g in G:  # per game: fixed trump, redeals, fallbacks
         _finish_declaring_one(eng, s, int(g))
 
 
@@ -115,7 +127,8 @@ def _finish_declaring_one(eng, s, g: int) -> None:
     cfg, first = eng.cfg, bool(s.first_hand[g])
     if cfg.declaration_mode == "FIXED":
         trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
-        return begin_bury(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g), trump)
+        return _begin_bury_one(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g),
+                               trump)
     if s.decl_player[g] >= 0:
         kind, suit = s.decl_kind.item(g), s.decl_suit.item(g)
         trump = suit if kind == declare.LEVEL else NT
@@ -124,7 +137,7 @@ def _finish_declaring_one(eng, s, g: int) -> None:
                       else s.decl_player.item(g))
         else:
             dealer = s.dealer.item(g)
-        return begin_bury(eng, s, g, dealer, trump)
+        return _begin_bury_one(eng, s, g, dealer, trump)
     fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
     if fallback == "REDEAL":
         log.mark_redeal(s, g)
@@ -139,7 +152,7 @@ def _finish_declaring_one(eng, s, g: int) -> None:
         trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
     else:
         trump = NT
-    begin_bury(eng, s, g, dealer, trump)
+    _begin_bury_one(eng, s, g, dealer, trump)
 
 
 def mask_name(eng, s, G, out) -> None:
@@ -152,7 +165,7 @@ def mask_name(eng, s, G, out) -> None:
 def step_name(eng, s, G, actions) -> None:
     """Apply NAME ids: the named trump stands and the dealer buries."""
     for g, a in zip(G, actions):
-        begin_bury(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
+        _begin_bury_one(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
 
 
 def _initial_side(eng, dealers):
@@ -163,21 +176,29 @@ def _initial_side(eng, dealers):
     return seats.FIXED_DEALER_SIDE[dealers]
 
 
-def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
-    """Dealer and trump are fixed: the dealer takes the kitty (§5)."""
-    s.dealer[g], s.trump[g] = dealer, trump
-    s.dealer_side[g] = _initial_side(eng, [dealer])[0]
-    s.level[g] = s.seat_levels[g, dealer]
-    s.ctx[g] = context_id(s.level.item(g), trump)
-    s.eff[g] = eng.tables.eff[s.ctx[g]]
-    s.idx[g] = eng.tables.idx[s.ctx[g]]
-    s.picked_up[g] = s.kitty[g]
-    s.hands[g, dealer] += s.kitty[g]
-    s.kitty[g] = 0
-    s.phase[g], s.to_act[g] = Phase.BURY, dealer
+def begin_bury(eng, s, G, dealers, trumps) -> None:
+    """Dealer and trump are fixed in games ``G`` (``int[g]`` each): the dealer takes the kitty
+    (§5)."""
+    dealers, trumps = np.asarray(dealers, dtype=np.int64), np.asarray(trumps, dtype=np.int64)
+    s.dealer[G], s.trump[G] = dealers, trumps
+    s.dealer_side[G] = _initial_side(eng, dealers)
+    s.level[G] = level = s.seat_levels[G, dealers]
+    s.ctx[G] = ctx = context_id(level.astype(np.int64), trumps)
+    s.eff[G] = np.take(eng.tables.eff, ctx, axis=0)
+    s.idx[G] = np.take(eng.tables.idx, ctx, axis=0)
+    kitty = s.kitty[G]
+    s.picked_up[G] = kitty
+    s.hands[G, dealers] += kitty  # games without repeats: one row each
+    s.kitty[G] = 0
+    s.phase[G], s.to_act[G] = Phase.BURY, dealers
     if eng.cfg.kitty_size == 0:
-        trick.begin_play(s, np.array([g]))
-        after_bury(eng, s, np.array([g]))
+        trick.begin_play(s, G)
+        after_bury(eng, s, G)
+
+
+def _begin_bury_one(eng, s, g: int, dealer: int, trump: int) -> None:
+    """``begin_bury`` for one game ``g``."""
+    begin_bury(eng, s, np.array([g]), np.array([dealer]), np.array([trump]))
 
 
 # ------------------------------------------------------------------------------ find-friends §10.6
