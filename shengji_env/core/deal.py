@@ -17,6 +17,7 @@ from ..rules.actions import DECLARE_BASE, PASS
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
 _LEVEL_COLS = np.array([True, True, True, True, False, False])
+_ONE = np.uint8(1)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -31,20 +32,44 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     return (np.take(counts, T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
 
 
-def _allowed(eng, s, G) -> np.ndarray:
+def _allowed(eng, s, G, table=None) -> np.ndarray:
     """``bool[g, 4, D]`` — DECLARE actions each seat may make over the current declaration of
     games ``G``, whatever it holds (§4.3-4.4): rows of a table over (same player, current
-    declaration), built once per ruleset from ``_acceptable``."""
-    table, index = _declaration_table(eng)
+    declaration), built once per ruleset from ``_acceptable``. ``table``: another table over
+    (same player, current declaration) to read instead (``[2, D + 1, ...]``, such as
+    ``_fewest_table``), with ``fallback(acceptable)`` turning the formula's answer into its
+    rows when a declaration is outside the action table."""
+    allowed, index = _declaration_table(eng)
     try:
         cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
     except IndexError:  # not a declaration of the action table: the formula itself
         cur = np.full(G.size, -1)
     if (cur < 0).any():
-        return _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
-                           *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
+        out = _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
+                          *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
+        return out if table is None else table[1](out)
     same_p = (_COLS[None, :] == s.decl_player[G][:, None]).view(np.int8)
-    return table[same_p, cur[:, None]]
+    return (allowed if table is None else table[0])[same_p, cur[:, None]]
+
+
+def _fewest(eng, allowed) -> np.ndarray:
+    """``int8[..., 6]`` — for ``allowed`` (``bool[..., D]`` DECLARE actions) the fewest cards of
+    each declarable column (level card of each suit, LJ, BJ) an allowed action needs (127:
+    none)."""
+    T = eng.tables
+    cols = T.decl_col[:, None] == np.arange(6)  # bool[D, 6]: the column each action counts
+    return np.where(allowed[..., None] & cols, T.decl_k[:, None], np.int8(127)).min(-2)
+
+
+def _fewest_table(eng):
+    """``(int8[2, D + 1, 6], fallback)``: ``_fewest`` of every row of the declaration table
+    (cached on the engine's tables), for ``_allowed(..., table=...)``."""
+    T = eng.tables
+    cached = T.__dict__.get("_fewest_table")
+    if cached is None:
+        cached = T.__dict__["_fewest_table"] = (_fewest(eng, _declaration_table(eng)[0]),
+                                                lambda allowed: _fewest(eng, allowed))
+    return cached
 
 
 def _declaration_table(eng):
@@ -83,9 +108,13 @@ def _acceptable(eng, same_p, dk, ds, dK) -> np.ndarray:
 
 
 def held_counts(s, G, who) -> np.ndarray:
-    """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by seats ``who`` of G."""
+    """``int8[g, 6]`` — level cards of each suit, LJ and BJ held now by seats ``who``
+    (``int[g]``) of G; ``int8[g, k, 6]`` for ``who`` ``int[g, k]``."""
     cols = _DECLARABLE + np.where(_LEVEL_COLS, s.level[G][:, None], 0)  # int[g, 6]
-    return s.hands[G[:, None], np.asarray(who)[:, None], cols].astype(np.int8)
+    who = np.asarray(who)
+    if who.ndim == 2:
+        return s.hands[G[:, None, None], who[:, :, None], cols[:, None, :]].astype(np.int8)
+    return s.hands[G[:, None], who[:, None], cols].astype(np.int8)
 
 
 def post_deal_mode(eng, s, G) -> np.ndarray:
@@ -96,14 +125,25 @@ def post_deal_mode(eng, s, G) -> np.ndarray:
 def prepare_counts(eng, s, G):
     """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
     h = eng.cfg.hand_size
-    deck = s.deck[G, :4 * h].astype(np.int64)
-    col = np.full(deck.shape, -1, dtype=np.int64)
-    is_level = (deck < 52) & (deck % 13 == s.level[G][:, None])
-    col[is_level] = (deck // 13)[is_level]
-    col[deck == 52] = 4
-    col[deck == 53] = 5
-    onehot = (col[..., None] == np.arange(6)).astype(np.int8)  # (g, 4h, 6)
-    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1).reshape(G.size, 4 * h, 6)
+    # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
+    at = s.level[G].astype(np.int64)[:, None] * 54 + s.deck[G, :4 * h]
+    onehot = np.take(_DECLARABLE_ONEHOT, at, axis=0)  # int8[g, 4h, 6]
+    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1, dtype=np.int8).reshape(
+        G.size, 4 * h, 6)  # counts ≤ decks: int8 exact
+
+
+def _declarable_onehot() -> np.ndarray:
+    """``int8[13·54, 6]``: row ``level·54 + card`` one-hot at the card's declarable column (its
+    suit for a level card, 4 LJ, 5 BJ), zeros for other cards."""
+    level, card = np.divmod(np.arange(13 * 54), 54)
+    col = np.where((card < 52) & (card % 13 == level), card // 13, -1)
+    col = np.where(card == 52, 4, np.where(card == 53, 5, col))
+    out = (col[:, None] == np.arange(6)).astype(np.int8)
+    out.flags.writeable = False
+    return out
+
+
+_DECLARABLE_ONEHOT = _declarable_onehot()
 
 
 def _deal_to(s, G, start, stop):
@@ -115,8 +155,12 @@ def _deal_to(s, G, start, stop):
     m = js < stop[:, None]
     g = np.broadcast_to(G[:, None], js.shape)[m]
     j = js[m]
-    # one unbuffered add: two identical cards may reach one seat inside a window
-    np.add.at(s.hands, (g, (s.first_drawer[g] + j) % 4, s.deck[g, j]), 1)
+    # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
+    # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
+    # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
+    seat = (s.first_drawer[g] + j) % 4
+    at = (g * 4 + seat) * 54 + s.deck.reshape(-1)[g * s.deck.shape[1] + j]
+    np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
 def plan_deal(eng, s, G, quiet=None):
@@ -125,15 +169,31 @@ def plan_deal(eng, s, G, quiet=None):
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED)."""
     if not G.size:
         return
-    total = 4 * eng.cfg.hand_size
-    j = np.arange(total)
-    receivers = (s.first_drawer[G][:, None] + j) % 4
-    ok = declare_mask(eng, s.deal_counts[G], receivers, s, G).any(-1)
+    h = eng.cfg.hand_size
+    total = 4 * h
+    # After card j its receiver may declare iff he holds, in some declarable column, at least
+    # the fewest cards an acceptable action of that column needs (``declare_mask`` with its
+    # actions folded per column: a small [g, 4, 6] instead of [g, 4h, D]). Card j = 4·r + q
+    # goes to seat (first drawer + q) % 4.
+    need = _fewest_needed(eng, s, G)                                    # int8[g, 4, 6]
+    recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4    # int64[g, 4]
+    need = need[np.arange(G.size)[:, None], recv]                       # by position q
+    # the six column tests of each position in 8 bytes: "any" is one uint64 test
+    hit = np.zeros((G.size, h, 4, 8), dtype=bool)
+    np.greater_equal(s.deal_counts[G].reshape(G.size, h, 4, 6), need[:, None], out=hit[..., :6])
+    ok = hit.view(np.uint64).reshape(G.size, total) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
+    j = np.arange(total)
     first = np.where(ok, j, total)
     s.deal_next[G, :total] = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1]
     s.deal_next[G, total] = total
+
+
+def _fewest_needed(eng, s, G) -> np.ndarray:
+    """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
+    LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
+    return _allowed(eng, s, G, _fewest_table(eng))
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -156,7 +216,8 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not over.size:
         return _NONE
     s.kitty[over] = 0
-    np.add.at(s.kitty, (over[:, None], s.deck[over, total:]), 1)  # unbuffered: equal cards
+    # unbuffered (equal cards), on a flat index with a uint8 one (as ``_deal_to``)
+    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
     post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner
@@ -167,21 +228,25 @@ def advance_deal(eng, s, G) -> np.ndarray:
 
 def advance_window(eng, s, G) -> np.ndarray:
     """Closing window (§4.2): ask the next seat with a legal declaration; 4 passes close it.
-    Returns the games whose window closed."""
-    closed_games = []
-    for _ in range(5):
-        if not G.size:
-            break
-        closed = s.window_passes[G] >= 4
-        closed_games.append(G[closed])
-        G = G[~closed]
-        asked = s.window_seat[G].astype(np.int64)
-        ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
-        s.to_act[G[ok]] = asked[ok]
-        G = G[~ok]
-        s.window_seat[G] = (asked[~ok] + 1) % 4
-        s.window_passes[G] += 1
-    return np.concatenate(closed_games) if closed_games else _NONE
+    Returns the games whose window closed.
+
+    Nothing changes while the window asks round the table, so the seats' answers are one
+    ``declare_mask`` over the next four seats: the first of the ``4 - passes`` seats still to
+    be asked that may declare is asked (the seats before it pass); if none may, the window
+    closes after their passes."""
+    if not G.size:
+        return _NONE
+    passes = s.window_passes[G].astype(np.int64)
+    seat0 = s.window_seat[G].astype(np.int64)
+    asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
+    ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
+    ok &= _COLS < (4 - passes)[:, None]  # seats after the fourth pass are not asked
+    found = ok.any(1)
+    k = np.where(found, ok.argmax(1), np.maximum(4 - passes, 0))  # passes before the answer
+    s.window_seat[G] = (seat0 + k) % 4
+    s.window_passes[G] = passes + k
+    s.to_act[G[found]] = s.window_seat[G[found]]
+    return G[~found]
 
 
 def step_declare(eng, s, G, actions) -> np.ndarray:

@@ -35,28 +35,39 @@ OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
 def start_episodes(eng, s, G) -> None:
     """Start a new episode for games ``G``: starting levels and dealer, first drawer, a deal
     (their random streams continue)."""
-    dealers, drawers = [], []
-    for g in G:
+    random_levels = isinstance(eng.levels, str)  # "random"
+    random_dealer = isinstance(eng.dealer, str)  # "random" (always with random levels)
+    random_first = eng.cfg.initial_first_drawer == "RANDOM"
+    dealers = np.full(G.size, -1 if eng.dealer is None or random_dealer else eng.dealer)
+    first = np.full(G.size, 0 if random_first else eng.cfg.initial_first_drawer)
+    if random_levels or random_dealer or random_first:
+        # per game, each stream in the order of rules.Game: levels, then the dealer (setup
+        # stream); the first drawer (deal stream)
         n = 4 if eng.find_friend else 2  # find-friends: per-player levels (§10.6)
-        levels = (s.setup_rng(g).integers(13, size=n) if eng.levels == "random"
-                  else np.asarray(eng.levels))
-        s.seat_levels[g] = levels if levels.size == 4 else levels[seats.team(np.arange(4))]
-        dealer = eng.dealer
-        if dealer == "random":
-            dealer = int(s.setup_rng(g).integers(4))
-        first = (int(s.rng(g).integers(4)) if eng.cfg.initial_first_drawer == "RANDOM"
-                 else eng.cfg.initial_first_drawer)
-        if s.has_given[g]:
-            first = s.given_first.item(g)
-        dealers.append(-1 if dealer is None else dealer)
-        drawers.append(first if dealer is None else dealer)
+        for i, g in enumerate(G):
+            if random_levels:
+                s.seat_levels[g] = _seat_levels(s.setup_rng(g).integers(13, size=n))
+            if random_dealer:
+                dealers[i] = s.setup_rng(g).integers(4)
+            if random_first:
+                first[i] = s.rng(g).integers(4)
+    if not random_levels:
+        s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
+    first = np.where(s.has_given[G], s.given_first[G], first)
+    drawers = first if eng.dealer is None else dealers
+    for g in G:
         s.history[g] = []
-        s.log_len[g] = 0
+    s.log_len[G] = 0
     s.done[G] = False
     s.winner_team[G] = -1
     s.winner_seats[G] = False
     s.mask = None
-    start_hands(eng, s, G, np.array(dealers), np.array(drawers))
+    start_hands(eng, s, G, dealers, drawers)
+
+
+def _seat_levels(levels):
+    """``int[4]`` — per-seat levels from the teams' two (team of each seat) or four levels."""
+    return levels if levels.size == 4 else levels[seats.team(np.arange(4))]
 
 
 def start_hands(eng, s, G, dealers, drawers) -> None:
@@ -96,7 +107,19 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
 
 def finish_declaring(eng, s, G) -> None:
     """The closing window of games ``G`` closed: fix dealer and trump (§4.4-4.6)."""
-    for g in G:
+    if not G.size:
+        return
+    cfg = eng.cfg
+    if cfg.declaration_mode != "FIXED":  # a declaration stands (the common case): all at once
+        has = s.decl_player[G] >= 0
+        D = G[has]
+        if D.size:
+            trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
+            starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
+                       else s.decl_player[D])
+            begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
+        G = G[~has]
+    for g in G:  # per game: fixed trump, redeals, fallbacks
         _finish_declaring_one(eng, s, int(g))
 
 
@@ -104,7 +127,8 @@ def _finish_declaring_one(eng, s, g: int) -> None:
     cfg, first = eng.cfg, bool(s.first_hand[g])
     if cfg.declaration_mode == "FIXED":
         trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
-        return begin_bury(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g), trump)
+        return _begin_bury_one(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g),
+                               trump)
     if s.decl_player[g] >= 0:
         kind, suit = s.decl_kind.item(g), s.decl_suit.item(g)
         trump = suit if kind == declare.LEVEL else NT
@@ -113,7 +137,7 @@ def _finish_declaring_one(eng, s, g: int) -> None:
                       else s.decl_player.item(g))
         else:
             dealer = s.dealer.item(g)
-        return begin_bury(eng, s, g, dealer, trump)
+        return _begin_bury_one(eng, s, g, dealer, trump)
     fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
     if fallback == "REDEAL":
         log.mark_redeal(s, g)
@@ -128,7 +152,7 @@ def _finish_declaring_one(eng, s, g: int) -> None:
         trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
     else:
         trump = NT
-    begin_bury(eng, s, g, dealer, trump)
+    _begin_bury_one(eng, s, g, dealer, trump)
 
 
 def mask_name(eng, s, G, out) -> None:
@@ -141,7 +165,7 @@ def mask_name(eng, s, G, out) -> None:
 def step_name(eng, s, G, actions) -> None:
     """Apply NAME ids: the named trump stands and the dealer buries."""
     for g, a in zip(G, actions):
-        begin_bury(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
+        _begin_bury_one(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
 
 
 def _initial_side(eng, dealers):
@@ -152,21 +176,29 @@ def _initial_side(eng, dealers):
     return seats.FIXED_DEALER_SIDE[dealers]
 
 
-def begin_bury(eng, s, g: int, dealer: int, trump: int) -> None:
-    """Dealer and trump are fixed: the dealer takes the kitty (§5)."""
-    s.dealer[g], s.trump[g] = dealer, trump
-    s.dealer_side[g] = _initial_side(eng, [dealer])[0]
-    s.level[g] = s.seat_levels[g, dealer]
-    s.ctx[g] = context_id(s.level.item(g), trump)
-    s.eff[g] = eng.tables.eff[s.ctx[g]]
-    s.idx[g] = eng.tables.idx[s.ctx[g]]
-    s.picked_up[g] = s.kitty[g]
-    s.hands[g, dealer] += s.kitty[g]
-    s.kitty[g] = 0
-    s.phase[g], s.to_act[g] = Phase.BURY, dealer
+def begin_bury(eng, s, G, dealers, trumps) -> None:
+    """Dealer and trump are fixed in games ``G`` (``int[g]`` each): the dealer takes the kitty
+    (§5)."""
+    dealers, trumps = np.asarray(dealers, dtype=np.int64), np.asarray(trumps, dtype=np.int64)
+    s.dealer[G], s.trump[G] = dealers, trumps
+    s.dealer_side[G] = _initial_side(eng, dealers)
+    s.level[G] = level = s.seat_levels[G, dealers]
+    s.ctx[G] = ctx = context_id(level.astype(np.int64), trumps)
+    s.eff[G] = np.take(eng.tables.eff, ctx, axis=0)
+    s.idx[G] = np.take(eng.tables.idx, ctx, axis=0)
+    kitty = s.kitty[G]
+    s.picked_up[G] = kitty
+    s.hands[G, dealers] += kitty  # games without repeats: one row each
+    s.kitty[G] = 0
+    s.phase[G], s.to_act[G] = Phase.BURY, dealers
     if eng.cfg.kitty_size == 0:
-        trick.begin_play(s, np.array([g]))
-        after_bury(eng, s, np.array([g]))
+        trick.begin_play(s, G)
+        after_bury(eng, s, G)
+
+
+def _begin_bury_one(eng, s, g: int, dealer: int, trump: int) -> None:
+    """``begin_bury`` for one game ``g``."""
+    begin_bury(eng, s, np.array([g]), np.array([dealer]), np.array([trump]))
 
 
 # ------------------------------------------------------------------------------ find-friends §10.6
@@ -236,7 +268,8 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     # §10.3 level change, as rules.scoring.level_outcome
     step, p = cfg.level_step, np.maximum(points, 0)
     take = p >= 2 * step
-    dealer_gain = np.select([p == 0, p < step, p < 2 * step], [3, 2, 1], 0)
+    # 3 at 0 points, 2 below one step, 1 below two steps, else 0 (one comparison each)
+    dealer_gain = ((p == 0).astype(np.int64) + (p < step)) + (p < 2 * step)
     att_gain = np.where(take, (p - 2 * step) // step, 0)
     s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
     _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
