@@ -261,7 +261,9 @@ def sample_deals(cons: Constraints, n: int, rng: np.random.Generator) -> np.ndar
             shuffled = rng.permuted(np.tile(item.cards, (n, 1)), axis=1)
             bounds = split.cumsum(1)
             holder = (np.arange(item.cards.size)[None, :, None] >= bounds[:, None, :]).sum(2)
-            np.add.at(out, (rows[:, None], holder, shuffled), 1)
+            # a uint8 one: a Python 1 sends add.at down numpy's casting path (113 vs 25 us for
+            # 48 worlds of 40 cards)
+            np.add.at(out, (rows[:, None], holder, shuffled), np.uint8(1))
         else:
             out[:, :, item.cards[0]] += split.astype(np.uint8)
     return out
