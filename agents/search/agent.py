@@ -331,10 +331,12 @@ class PIMCAgent(BasePolicy):
                 check_score, _, check_raw = self._score(
                     view, S.take(np.arange(self.worlds, self.worlds + R)), pair, rng, None)
                 d = check_score[:, 0] - check_score[:, 1]
-                # the record keeps every world played: NaN where a candidate was not played
+                # the record keeps every world played, the recheck's as rows W .. W+R-1 (as
+                # "all"; time_ms rounds follow them): NaN where a candidate was not played
                 rows = np.full((R, len(cands), 3), np.nan)
                 rows[:, [best, inc]] = check_raw
-                raw = np.concatenate([raw, rows])
+                W = self.worlds
+                raw = np.concatenate([raw[:W], rows, raw[W:]])
                 score = self._value(raw)
                 worlds_used += R
             else:
