@@ -324,9 +324,7 @@ class PIMCAgent(BasePolicy):
             # the confidence recheck: the winner on the selection worlds is compared with the
             # incumbent on the recheck worlds (free of the selection's bias) and replaces it
             # only if better by ``z`` standard errors of the paired difference
-            if self.recheck_play == "all":
-                d = (score[check] if R else score)[:, best] - (score[check] if R else score)[:, inc]
-            elif R:
+            if self.recheck_play == "pair" and R:
                 pair = [cands[best], cands[inc]]
                 check_score, _, check_raw = self._score(
                     view, S.take(np.arange(self.worlds, self.worlds + R)), pair, rng, None)
@@ -339,8 +337,9 @@ class PIMCAgent(BasePolicy):
                 raw = np.concatenate([raw[:W], rows, raw[W:]])
                 score = self._value(raw)
                 worlds_used += R
-            else:
-                d = score[:, best] - score[:, inc]
+            else:  # "all" (R = 0: the selection worlds themselves, as in "pair")
+                paired = score[check] if R else score
+                d = paired[:, best] - paired[:, inc]
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
             diff = (float(d.mean()), float(se))
             chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc

@@ -106,38 +106,31 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
 # ------------------------------------------------------------------------------ declaring ends
 
 def finish_declaring(eng, s, G) -> None:
-    """The closing window of games ``G`` closed: fix dealer and trump (§4.4-4.6)."""
+    """The closing window of games ``G`` closed: fix dealer and trump (§4.4-4.6). Fixed trump
+    and a standing declaration (the common cases) for all games at once; the fallbacks of a
+    window without a declaration per game."""
     if not G.size:
         return
     cfg = eng.cfg
-    if cfg.declaration_mode != "FIXED":  # a declaration stands (the common case): all at once
-        has = s.decl_player[G] >= 0
-        D = G[has]
-        if D.size:
-            trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
-            starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
-                       else s.decl_player[D])
-            begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
-        G = G[~has]
-    for g in G:  # per game: fixed trump, redeals, fallbacks
-        _finish_declaring_one(eng, s, int(g))
-
-
-def _finish_declaring_one(eng, s, g: int) -> None:
-    cfg, first = eng.cfg, bool(s.first_hand[g])
-    if cfg.declaration_mode == "FIXED":
+    if cfg.declaration_mode == "FIXED":  # the first drawer deals the first hand
         trump = NT if cfg.fixed_trump == "NT" else "SHCD".index(cfg.fixed_trump)
-        return _begin_bury_one(eng, s, g, s.first_drawer.item(g) if first else s.dealer.item(g),
-                               trump)
-    if s.decl_player[g] >= 0:
-        kind, suit = s.decl_kind.item(g), s.decl_suit.item(g)
-        trump = suit if kind == declare.LEVEL else NT
-        if first:
-            dealer = (s.first_declarer.item(g) if cfg.first_hand_dealer == "FIRST_DECLARER"
-                      else s.decl_player.item(g))
-        else:
-            dealer = s.dealer.item(g)
-        return _begin_bury_one(eng, s, g, dealer, trump)
+        begin_bury(eng, s, G, np.where(s.first_hand[G], s.first_drawer[G], s.dealer[G]),
+                   np.full(G.size, trump))
+        return
+    has = s.decl_player[G] >= 0
+    D = G[has]
+    if D.size:
+        trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
+        starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
+                   else s.decl_player[D])
+        begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
+    for g in G[~has]:
+        _no_declaration(eng, s, int(g))
+
+
+def _no_declaration(eng, s, g: int) -> None:
+    """Game ``g``'s window closed without a declaration: its fallback (§4.6-4.7)."""
+    cfg, first = eng.cfg, bool(s.first_hand[g])
     fallback = cfg.first_hand_no_declaration if first else cfg.no_declaration_fallback
     if fallback == "REDEAL":
         log.mark_redeal(s, g)
@@ -152,7 +145,7 @@ def _finish_declaring_one(eng, s, g: int) -> None:
         trump = declare.flip_kitty_trump(s.deck[g, 4 * h:].astype(int).tolist(), cfg)
     else:
         trump = NT
-    _begin_bury_one(eng, s, g, dealer, trump)
+    begin_bury(eng, s, np.array([g]), np.array([dealer]), np.array([trump]))
 
 
 def mask_name(eng, s, G, out) -> None:
@@ -164,8 +157,8 @@ def mask_name(eng, s, G, out) -> None:
 
 def step_name(eng, s, G, actions) -> None:
     """Apply NAME ids: the named trump stands and the dealer buries."""
-    for g, a in zip(G, actions):
-        _begin_bury_one(eng, s, int(g), s.dealer.item(g), int(a) - eng.layout.name_base)
+    if G.size:
+        begin_bury(eng, s, G, s.dealer[G], np.asarray(actions) - eng.layout.name_base)
 
 
 def _initial_side(eng, dealers):
@@ -194,11 +187,6 @@ def begin_bury(eng, s, G, dealers, trumps) -> None:
     if eng.cfg.kitty_size == 0:
         trick.begin_play(s, G)
         after_bury(eng, s, G)
-
-
-def _begin_bury_one(eng, s, g: int, dealer: int, trump: int) -> None:
-    """``begin_bury`` for one game ``g``."""
-    begin_bury(eng, s, np.array([g]), np.array([dealer]), np.array([trump]))
 
 
 # ------------------------------------------------------------------------------ find-friends §10.6
