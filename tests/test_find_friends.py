@@ -331,10 +331,11 @@ def test_heuristic_names_the_big_joker_else_an_ace_it_lacks_in_its_longest_off_s
     ctx = TrumpContext.from_rules(0, 0, FF)  # level 2, spades trump
     hand = cards.parse("H:K K Q 9 8 7 6, C:A 3, D:5 4, S:A K Q, Jk:BJ")
 
-    class View:  # the two fields name_friend_card reads
+    class View:  # the fields name_friend_card reads
         pass
     view = View()
     view.hand, view.kitty = hand, cards.parse("C:A")
+    view.shown = np.zeros((4, 54), dtype=np.uint8)  # nobody else declared
     assert name_friend_card(view, ctx, 2) == cards.BJ  # one big joker held: the other's holder
     view.hand = hand + cards.parse("Jk:BJ")  # both held: naming it would leave me alone
     assert name_friend_card(view, ctx, 2) == cards.card_id("H", "A")

@@ -76,7 +76,7 @@ def play_view(hand, my_side=0, dealer=2, leading=True, trick=None, trick_leader=
     return SimpleNamespace(
         my_side=my_side, dealer=dealer, dealer_side=my_side == 0, friend_shown=-1,
         friend_card=cards.card_id("C", "A"), hand=cards.parse(hand), voids=np.zeros((4, 5), bool),
-        played=z.copy() if played is None else played, leading=leading,
+        played=z.copy() if played is None else played, leading=leading, shown=z.copy(),
         trick=z.copy() if trick is None else trick, trick_leader=trick_leader,
         kitty=cards.parse(kitty or "") if kitty is not None else np.zeros(54, dtype=np.uint8))
 
@@ -177,3 +177,46 @@ def test_probable_winner_is_not_spent_when_it_should_not_be():
     voids = np.zeros((4, 5), dtype=bool)
     voids[1, HEARTS] = True
     assert named(hf.plan_play(point_trick("H:10", voids=voids))) == named(cards.parse("H:4"))
+
+
+# ------------------------------------------------------- the friend card: a seat that overturned
+
+def friend_view(hand, shown_by=None, kitty="", friend_card=-1):
+    """The dealer's view at the friend card (seat 0 dealer, spades trump at level 2);
+    ``shown_by``: {relative seat: cards it showed declaring}."""
+    shown = np.zeros((4, 54), dtype=np.uint8)
+    for r, text in (shown_by or {}).items():
+        shown[r] = cards.parse(text)
+    return SimpleNamespace(my_side=0, dealer=0, friend_shown=-1, friend_card=friend_card,
+                           hand=cards.parse(hand), kitty=cards.parse(kitty), shown=shown,
+                           played=np.zeros((4, 54), dtype=np.uint8))
+
+
+def test_dealer_names_a_trump_pair_another_seat_showed():
+    from agents.baselines.heuristic import name_friend_card
+    hand = "H:K Q 9, C:3, S:A K, Jk:BJ"
+    assert name_friend_card(friend_view(hand), CTX, 2) == cards.BJ  # nobody else showed
+    # seat 2 overturned with the S:2 pair: he holds both copies, he is the friend for sure
+    assert name_friend_card(friend_view(hand, {2: "S:2 2"}), CTX, 2) == cards.card_id("S", "2")
+    # the higher of two shown pairs: the small jokers of seat 3
+    view = friend_view(hand, {2: "S:2 2", 3: "Jk:LJ LJ"})
+    assert name_friend_card(view, CTX, 2) == cards.LJ
+    # one copy shown, the other mine (in hand or buried): still he
+    view = friend_view(hand + ", H:2", {1: "H:2"})
+    assert name_friend_card(view, CTX, 2) == cards.card_id("H", "2")
+    view = friend_view(hand, {1: "H:2"}, kitty="H:2")
+    assert name_friend_card(view, CTX, 2) == cards.card_id("H", "2")
+    # one copy shown, the other unseen: its holder may come first, so the big joker
+    assert name_friend_card(friend_view(hand, {1: "H:2"}), CTX, 2) == cards.BJ
+
+
+def test_dealer_counts_the_seat_that_showed_the_friend_card_as_partner():
+    s2 = cards.card_id("S", "2")
+    view = friend_view("H:K Q 9", {2: "S:2 2"}, friend_card=s2)
+    assert hp.known_partners(view, CTX.effective_suits, 2) == frozenset({2})
+    view = friend_view("H:K Q 9", {2: "S:2"}, friend_card=s2)  # the other copy is not mine
+    assert hp.known_partners(view, CTX.effective_suits, 2) == frozenset()
+    view = friend_view("H:K Q 9, S:2", {2: "S:2"}, friend_card=s2)
+    assert hp.known_partners(view, CTX.effective_suits, 2) == frozenset({2})
+    view = friend_view("H:K Q 9", {2: "S:2 2"}, friend_card=cards.BJ)
+    assert hp.known_partners(view, CTX.effective_suits, 2) == frozenset()

@@ -11,7 +11,9 @@ Per phase (DESIGN.md §4):
 * **bury**: void the short off-suits (fewest cards, no aces, no points), fill up with low
   off-suit cards; bury trump or points only when nothing else is left (RULES.md §5).
 * **play**: ``heuristic_play.plan_lead`` / ``plan_follow`` choose a whole play.
-* **friend** (find-friends, RULES.md §10.6): name the big joker, so the friend holds the top
+* **friend** (find-friends, RULES.md §10.6): name a trump another seat showed in an overturn and
+  holds every other copy of, so that strong seat is the friend and the dealer knows him from the
+  start (``shown_friend_card``); else the big joker, so the friend holds the top
   trump (``name_friend_card``); else an ace it lacks (no copy held or buried) of its longest
   off-suit, so the friend is strong where the dealer leads; else one copy held; else a king,
   else the small joker; never a card that would leave it alone. In play it helps the partners the
@@ -48,7 +50,8 @@ from ..base import BasePolicy, check_batch
 from . import heuristic_friends
 from .heuristic_play import POINTS, Table, pick_cheapest, plan_follow, plan_lead
 
-__all__ = ["HeuristicAgent", "name_friend_card", "plan_bury", "trump_strength"]
+__all__ = ["HeuristicAgent", "name_friend_card", "plan_bury", "shown_friend_card",
+           "trump_strength"]
 
 DECLARE_BASE = declare_rules.DECLARE_BASE
 
@@ -68,13 +71,19 @@ def trump_strength(hand: np.ndarray, trump: int, level: int) -> float:
 
 def name_friend_card(view, ctx: TrumpContext, decks: int) -> int:
     """The card id to name as the friend card (RULES.md §10.6) after the bury, in order of
-    preference: the big joker — its holder has the top trump, a card that wins the trick it is
-    played in whatever his skill, draws trumps and can take the last trick (and so keep the
-    kitty away from the attackers), while an off-suit ace can be ruffed or wasted on a trick
-    already won; then an off-suit ace, in the dealer's longest off-suit, of which he holds (or
-    buried) no copy — its holder then backs the suit the dealer leads; an off-suit ace he holds
-    some of; the same for kings; then the small joker. Never a card with every copy in his hand
-    or kitty (that would leave him alone)."""
+    preference: a trump that makes the seat who showed it in an overturn the friend
+    (:func:`shown_friend_card`: he holds at least a pair of trumps, e.g. the joker pair of a
+    no-trump overturn, which would otherwise play against the dealer); the big joker — its
+    holder has the top trump, a card that wins the trick it is played in whatever his skill,
+    draws trumps and can take the last trick (and so keep the kitty away from the attackers),
+    while an off-suit ace can be ruffed or wasted on a trick already won; then an off-suit ace,
+    in the dealer's longest off-suit, of which he holds (or buried) no copy — its holder then
+    backs the suit the dealer leads; an off-suit ace he holds some of; the same for kings; then
+    the small joker. Never a card with every copy in his hand or kitty (that would leave him
+    alone)."""
+    shown = shown_friend_card(view, ctx, decks)
+    if shown is not None:
+        return shown
     mine = view.hand.astype(np.int64) + view.kitty.astype(np.int64)  # hand and buried cards
     eff = ctx.effective_suits
     length = np.array([int(view.hand[eff == s].sum()) for s in range(5)])
@@ -98,6 +107,24 @@ def name_friend_card(view, ctx: TrumpContext, decks: int) -> int:
         if score > best_score:
             best, best_score = c, score
     return int(best if best is not None else int(np.argmin(mine)))
+
+
+def shown_friend_card(view, ctx: TrumpContext, decks: int) -> int | None:
+    """A card that makes a known strong seat the friend: a trump (joker or level card) another
+    seat showed in a declaration — an overturn, so at least a pair — where that seat holds every
+    copy not in the dealer's hand or kitty (RULES.md §10.6: he is then the friend whoever sits
+    between). The highest such trump, or None. Shown cards stay in their holder's hand."""
+    mine = view.hand.astype(np.int64) + view.kitty.astype(np.int64)
+    best, best_idx = None, -1
+    for r in (1, 2, 3):
+        for c in np.flatnonzero(view.shown[r]).tolist():
+            if ctx.effective_suits[c] != TRUMP or mine[c] >= decks:
+                continue  # every copy mine: alone
+            if int(view.shown[r, c]) + int(mine[c]) < decks:
+                continue  # a copy is unaccounted for: its holder may come first
+            if ctx.order_indices[c] > best_idx:
+                best, best_idx = c, int(ctx.order_indices[c])
+    return best
 
 
 def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,

@@ -227,14 +227,17 @@ class Table:
 def known_partners(view, eff: np.ndarray | None = None, decks: int = 2) -> frozenset:
     """Find-friends: the relative seats known to be on my side, from the observation alone —
     the dealer for his friend (and for a seat of unknown side holding a copy of the friend card:
-    it probably is the friend); the shown friend for the dealer; once the friend is shown, the
-    other attackers for an attacker (before that, what the play proves: see
-    :func:`_attackers_before_the_show`; ``eff``: the effective suit of each card id). Other
-    seats of unknown side are not partners. ``decks``: copies of each card."""
+    it probably is the friend); the shown friend for the dealer, and before the show the seat
+    that showed the friend card declaring when every other copy is his (``_declared_friend``);
+    once the friend is shown, the other attackers for an attacker (before that, what the play
+    proves: see :func:`_attackers_before_the_show`; ``eff``: the effective suit of each card
+    id). Other seats of unknown side are not partners. ``decks``: copies of each card."""
     shown, dealer = view.friend_shown, view.dealer
     if view.my_side == 0:  # dealer side
         if dealer == 0:
-            return frozenset({shown}) if shown > 0 else frozenset()
+            if shown > 0:
+                return frozenset({shown})
+            return _declared_friend(view, decks)
         return frozenset({dealer})
     if view.my_side == 1 and shown >= 0:  # attackers, and the friend is known
         return frozenset({1, 2, 3} - {dealer, shown})
@@ -243,6 +246,20 @@ def known_partners(view, eff: np.ndarray | None = None, decks: int = 2) -> froze
         return _attackers_before_the_show(view, card, eff, decks)
     if view.my_side == 2 and card >= 0 and view.hand[card] + view.played[0, card] > 0:
         return frozenset({dealer})  # I may well be the friend: back the dealer
+    return frozenset()
+
+
+def _declared_friend(view, decks: int) -> frozenset:
+    """The dealer's hidden friend, known to him alone, when the friend card is one a seat
+    showed in a declaration and every other copy is the dealer's (in hand, played or buried):
+    that seat (``heuristic.shown_friend_card`` names such a card)."""
+    card = view.friend_card
+    if card < 0:
+        return frozenset()
+    mine = int(view.hand[card]) + int(view.played[0, card]) + int(view.kitty[card])
+    for r in (1, 2, 3):
+        if view.shown[r, card] > 0 and int(view.shown[r, card]) + mine >= decks:
+            return frozenset({r})
     return frozenset()
 
 
