@@ -340,3 +340,38 @@ def test_recheck_play_pair_makes_the_same_decisions_as_all():
     assert rechecked >= 1
     with pytest.raises(ValueError, match="recheck_play"):
         PIMCAgent(cfg, recheck_play="some")
+
+
+def test_endgame_rollouts_are_the_heuristics_own_play():
+    """``endgame=n``: from ``n`` cards in hand down (6 here) the rollouts are
+    ``HeuristicAgent``'s, so a play's outcomes in each world are those of
+    ``rollout="heuristic"`` (same seed, same worlds); with more cards in hand the search is that
+    of ``endgame=0``, outcome for outcome."""
+    cfg = Rules()
+    late = early = 0
+    for _, s, obs, mask in mid_hand_states(cfg, seeds=[23], every=0.5):
+        o = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        held = int(s.hands[0, s.to_act[0]].sum())
+        if held > 6 and early >= 2:
+            continue
+        end = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=3, endgame=6)
+        other = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=3, endgame=0,
+                          rollout="heuristic" if held <= 6 else "net")
+        end.act(o)
+        other.act(o)
+        a, b = end.last, other.last
+        if a is None or a.values is None or b.values is None:
+            continue
+        keys_b = [play_key(c) for c in b.candidates]
+        shared = [(i, keys_b.index(play_key(c))) for i, c in enumerate(a.candidates)
+                  if play_key(c) in keys_b]
+        assert shared
+        for i, j in shared:
+            np.testing.assert_allclose(a.outcomes[:, i], b.outcomes[:, j])
+        late += held <= 6
+        early += held > 6
+        if late >= 2 and early >= 2:
+            break
+    assert late >= 2 and early >= 2
+    with pytest.raises(ValueError, match="endgame"):
+        PIMCAgent(cfg, endgame=-1)

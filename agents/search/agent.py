@@ -10,7 +10,8 @@ At each PLAY decision where it has a choice, the agent
    (``agents.search.sampler``: exactly uniform over physical deals);
 3. builds one ``BatchState`` holding every (world, candidate) pair
    (``shengji_env.core.world``) and plays each out to the end of the hand in the batched engine
-   with the batched rollout policy (``agents.search.rollout``);
+   with the batched rollout policy (``agents.search.rollout``) — from ``endgame`` (5) cards in
+   hand down with ``HeuristicAgent`` itself (exact answers where few decisions are left);
 4. scores each play in each world by the hand's outcome for its side — the level reward plus
    ``points_weight`` × its side's points / level step (points break ties between plays of the
    same level outcome, and make the score less coarse) — and takes the best mean over the
@@ -118,8 +119,11 @@ class PIMCAgent(BasePolicy):
       per game, so at the default sizes one batch of ``(worlds + recheck) × candidates`` games
       is cheaper than two smaller ones; ``"pair"`` pays off for large ``recheck``;
     * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
-      a checkpoint path; the prior that ranks candidates is always a network (``prior_weights``,
+      a checkpoint path (the endgame's rollouts excepted: ``endgame=0`` for it throughout); the prior that ranks candidates is always a network (``prior_weights``,
       default the shipped one);
+    * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
+      are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
+      players where few decisions are left, so it fits the time budget;
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
@@ -141,7 +145,8 @@ class PIMCAgent(BasePolicy):
                  sampler: WorldSampler | None = None, threads: int | None = 1,
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
-                 window: int = 3, temperature: float = 0.5, recheck_play: str = "all"):
+                 window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
+                 endgame: int = 5):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -191,6 +196,14 @@ class PIMCAgent(BasePolicy):
             self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
         else:
             self.rollout = NetRollout(load_rollout_net(rollout, self.rules))
+        self.endgame = int(endgame)
+        if self.endgame < 0:
+            raise ValueError(f"endgame={endgame!r}; expected a card count, at least 0")
+        # the endgame's rollouts: HeuristicAgent itself, exact where the hand is short enough
+        # for its one Python call per game and decision to fit the budget
+        self.endgame_rollout = (self.rollout if rollout == "heuristic" or not self.endgame
+                                else PolicyRollout(HeuristicAgent(self.rules),
+                                                   np.random.default_rng(0)))
         self.plan_engine = Engine(self.rules, 1)
         self.roll_engine = Engine(self.rules, 1, auto_forced=True)
         self._sel = layout(self.rules)["selection"]
@@ -363,7 +376,9 @@ class PIMCAgent(BasePolicy):
             plans = _plan_actions(np.tile(np.stack(cands), (W, 1, 1)).reshape(W * K, 54),
                                   view.leading)
             t, c = time.perf_counter(), time.process_time()
-            values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, self.rollout)
+            policy = (self.endgame_rollout if int(view.hand.sum()) <= self.endgame
+                      else self.rollout)
+            values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, policy)
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
