@@ -119,8 +119,9 @@ class PIMCAgent(BasePolicy):
       per game, so at the default sizes one batch of ``(worlds + recheck) × candidates`` games
       is cheaper than two smaller ones; ``"pair"`` pays off for large ``recheck``;
     * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
-      a checkpoint path (the endgame's rollouts excepted: ``endgame=0`` for it throughout); the prior that ranks candidates is always a network (``prior_weights``,
-      default the shipped one);
+      a checkpoint path (the endgame's rollouts excepted: ``endgame=0`` for it throughout); the
+      prior that ranks candidates is always a network (``prior_weights``, default the shipped
+      one);
     * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
