@@ -137,7 +137,9 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
     held_e = hand & in_e
     have = count_sum(held_e)
-    others_left = n - have - (n_sel - count_sum(sel & in_e))
+    # cards selected outside E (most followers have selected nothing yet: no pass for them)
+    sel_out = n_sel - count_sum(sel & in_e) if n_sel.any() else n_sel
+    others_left = n - have - sel_out
     full = have >= n
     # void in E: any card; short: all of H_E, and other cards while places are left for them;
     # full: cards of E only, with the pairs the lead asks for (below)
@@ -209,10 +211,14 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     L = G[is_end]
     C, ca = G[~is_end], actions[~is_end]
     s.selection.reshape(-1)[C * 54 + ca] += 1  # one card per game: a flat index
-    following = s.lead_n[C] > 0
-    F = C[following]
-    done = count_sum(rows(s.selection, F)) == s.lead_n[F]
-    ended = commit_follows(eng, s, F[done])
+    # a follow is complete when the selection reaches the lead's size: at once when one card
+    # was led (most tricks); longer ones are counted
+    lead_n = s.lead_n[C]
+    complete = lead_n == 1
+    longer = np.flatnonzero(lead_n > 1)
+    if longer.size:
+        complete[longer] = count_sum(rows(s.selection, C[longer])) == lead_n[longer]
+    ended = commit_follows(eng, s, C[complete], np.where(lead_n[complete] == 1, ca[complete], -1))
     if L.size:
         commit_leads(eng, s, L)
     return ended
@@ -497,16 +503,22 @@ def step_choose(eng, s, G, actions):
     set_leads(eng, s, G, chosen)
 
 
-def commit_follows(eng, s, G) -> EndedHands | None:
-    """Complete follows (the selection reached the lead's size) are played to the trick."""
+def commit_follows(eng, s, G, card) -> EndedHands | None:
+    """Complete follows (the selection reached the lead's size) are played to the trick;
+    ``card``: ``int64[g]`` the card of a follow of one card, -1 for longer follows."""
     if not G.size:
         return None
     seats = s.to_act[G].astype(np.int64)
     at = G * 4 + seats  # rows of the [B·4, 54] views of hands, trick, revealed
     play = rows(s.selection, G)
-    # a follow of n cards is short in the led suit iff it holds a card of another suit
-    short = (play > suit_rows(eng, s, G, s.lead_suit[G])).any(1)
-    s.voids[G[short], seats[short], s.lead_suit[G[short]]] = True  # §8.1: now void in E
+    suit = s.lead_suit[G]
+    # a follow is short in the led suit iff it holds a card of another suit: for one card a
+    # lookup of its suit, for longer follows a pass over their rows
+    short = np.take(s.eff.reshape(-1), G * 54 + card) != suit  # (meaningless where card = -1)
+    longer = np.flatnonzero(card < 0)
+    if longer.size:
+        short[longer] = (rows(play, longer) > suit_rows(eng, s, G[longer], suit[longer])).any(1)
+    s.voids[G[short], seats[short], suit[short]] = True  # §8.1: now void in E
     hands = s.hands.reshape(-1, 54)
     put_rows(hands, at, rows(hands, at) - play)
     _unreveal(s, at, play)
@@ -591,6 +603,43 @@ def _winners(eng, s, G, plays):
     and the value is the top pair, or the top card for singles). ``plays``: ``uint8[g, 4, 54]``
     in playing order."""
     suit = s.lead_suit[G].astype(np.int64)
+    single = s.lead_n[G] == 1
+    if single.all():  # most tricks: four cards, facts from their ids
+        all_e, all_t, val = _single_facts(s, G, plays, suit)
+        matches = np.ones((G.size, 4), dtype=bool)
+    else:
+        all_e = np.empty((G.size, 4), dtype=bool)
+        all_t, matches = np.empty_like(all_e), np.empty_like(all_e)
+        val = np.empty((G.size, 4), dtype=np.int16)
+        S, M = np.flatnonzero(single), np.flatnonzero(~single)
+        if S.size:
+            all_e[S], all_t[S], val[S] = _single_facts(s, G[S], rows(plays, S), suit[S])
+            matches[S] = True
+        all_e[M], all_t[M], matches[M], val[M] = _play_facts(eng, s, G[M], rows(plays, M), suit[M])
+    # played in turn, a follow takes the trick when it beats the best so far and nobody has
+    # ruffed, a ruff when nobody has ruffed or it beats the best ruff: so the winner is the
+    # first of the highest ruffs if anyone ruffed, else the first of the highest follows in E
+    # (the lead among them; every value that competes is >= 0)
+    follows = np.where(all_e & matches, val, -1)
+    ruffs = np.where(all_t & matches & (suit != TRUMP)[:, None], val, -1)
+    return np.where((ruffs >= 0).any(1), ruffs.argmax(1), follows.argmax(1))
+
+
+def _single_facts(s, G, plays, suit):
+    """``_play_facts`` of tricks led by one card: each play is one card, found by an argmax of
+    ``bool`` (numpy's fast path; a ``uint8`` reduction per 54-card row costs several times
+    more), and its suit and order index are two flat gathers. Returns ``all_e``, ``all_t``,
+    ``val`` (the card's order index)."""
+    card = (plays > 0).argmax(2)  # int64[g, 4]
+    at = card + (G * 54)[:, None]
+    eff = np.take(s.eff.reshape(-1), at)
+    return eff == suit[:, None], eff == TRUMP, np.take(s.idx.reshape(-1), at).astype(np.int16)
+
+
+def _play_facts(eng, s, G, plays, suit):
+    """``bool[g, 4]`` each play is all in the led suit E (``all_e``), all trump (``all_t``),
+    holds as many pairs as the lead (``matches``), and ``int16[g, 4]`` its value: the order
+    index of its top pair when the lead holds pairs, else of its top card (-1: none)."""
     in_e = suit_rows(eng, s, G, suit)[:, None, :]
     trump = suit_rows(eng, s, G, np.full(G.size, TRUMP))[:, None, :]
     idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
@@ -600,18 +649,6 @@ def _winners(eng, s, G, plays):
     all_t = ~(plays > trump).any(2)
     pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
     matches = pairs >= pairs_led[:, None]
-    # the value: the top pair when the lead holds pairs, else the top card (-1: none)
     least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
     val = ((plays >= least).view(np.uint8) * idx1).max(2).astype(np.int16) - 1
-    win = np.zeros(G.size, dtype=np.int64)
-    best = val[:, 0]
-    ruffed = np.zeros(G.size, dtype=bool)
-    off_suit = suit != TRUMP
-    for i in (1, 2, 3):
-        follow = all_e[:, i] & matches[:, i] & ~ruffed & (val[:, i] > best)
-        ruff = off_suit & all_t[:, i] & matches[:, i] & (~ruffed | (val[:, i] > best))
-        take = follow | ruff
-        win[take] = i
-        best = np.where(take, val[:, i], best)
-        ruffed |= ruff
-    return win
+    return all_e, all_t, matches, val
