@@ -179,11 +179,11 @@ def plan_deal(eng, s, G, quiet=None):
     need = _fewest_needed(eng, s, G)                                    # int8[g, 4, 6]
     recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4    # int64[g, 4]
     need = need[np.arange(G.size)[:, None], recv]                       # by position q
-    # the six column tests of each position in 8 bytes: "any" is one uint64 test
-    hit = np.zeros((G.size, h, 4, 8), dtype=bool)
-    np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 4, 6), need[:, None],
-                     out=hit[..., :6])
-    ok = hit.view(np.uint64).reshape(G.size, total) != 0
+    # the six column tests of a round's four positions are 24 contiguous bools (one inner
+    # loop per round); a position's "any" is the OR of its six as three uint16
+    hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
+                           need.reshape(G.size, 1, 24)).view(np.uint16).reshape(G.size, total, 3)
+    ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
     j = np.arange(total)
