@@ -55,6 +55,9 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     one ``flatnonzero``; game g's start among them one ``searchsorted``.
     """
     B, A = mask.shape
+    if B == 1:  # one game: plain indexing (the same pick; numpy's per-call cost dominates)
+        legal = np.flatnonzero(mask[0])
+        return np.array([legal[int(rng.random() * legal.size)] if legal.size else 0])
     legal = np.flatnonzero(mask)
     row = np.arange(0, B * A, A)
     start = np.searchsorted(legal, row)
