@@ -73,13 +73,12 @@ def _seat_levels(levels):
 def start_hands(eng, s, G, dealers, drawers) -> None:
     """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
-    given = s.has_given[G]
-    if given.any():
-        s.deck[G[given]] = s.given_deck[G[given]]
-        s.has_given[G[given]] = False
-    shuffled = G[~given].tolist()  # each game's own stream (plain ints: cheaper per game)
-    if shuffled:
-        s.deck[shuffled] = np.stack([new_deck(s.rng(g), cfg.decks) for g in shuffled])
+    for g in G:
+        if s.has_given[g]:
+            s.deck[g] = s.given_deck[g]
+            s.has_given[g] = False
+        else:
+            s.deck[g] = new_deck(s.rng(g), cfg.decks)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
     s.first_hand[G] = dealers < 0
     s.dealer_side[G] = np.where((dealers >= 0)[:, None], _initial_side(eng, np.maximum(dealers, 0)),
