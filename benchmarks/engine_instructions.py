@@ -29,6 +29,7 @@ import os
 import sys
 
 import numpy as np
+from bench_engine import random_legal  # the benchmark's own pick (same directory)
 
 from shengji_env import Rules
 from shengji_env.core import Engine
@@ -51,7 +52,7 @@ def main(argv=None):
             os.getpgrp()  # callgrind --dump-before=getpgrp: the counted window starts here
         mask = eng.legal_mask(s)
         eng.observe(s, out=obs)
-        s, _, done = eng.step(s, np.where(mask, rng.random(mask.shape), -1).argmax(1))
+        s, _, done = eng.step(s, random_legal(mask, rng))
         finished = np.flatnonzero(done)
         if finished.size:
             eng.reset_games(s, finished)

@@ -17,6 +17,7 @@ import sys
 import time
 
 import numpy as np
+from bench_engine import random_legal  # the benchmark's own pick (same directory)
 
 from shengji_env.core import Engine
 from shengji_env.rules import Rules
@@ -41,7 +42,7 @@ def main(argv=None) -> None:
         for _ in range(n):
             mask = eng.legal_mask(state)
             eng.observe(state, out=obs)
-            state, _, done = eng.step(state, np.where(mask, rng.random(mask.shape), -1.0).argmax(1))
+            state, _, done = eng.step(state, random_legal(mask, rng))
             eng.reset_games(state, np.flatnonzero(done))
 
     loop(300)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..rules import seats
 from ..rules.actions import DECLARE_BASE, PASS
+from .counts import rows as game_rows
 
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
@@ -148,13 +149,13 @@ _DECLARABLE_ONEHOT = _declarable_onehot()
 
 def _deal_to(s, G, start, stop):
     """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands."""
-    width = int((stop - start).max(initial=0))
+    count = (stop - start).astype(np.int64)
+    width = int(count.max(initial=0))
     if width == 0:
         return
     js = start[:, None] + np.arange(width)
-    m = js < stop[:, None]
-    g = np.broadcast_to(G[:, None], js.shape)[m]
-    j = js[m]
+    j = js[js < stop[:, None]]
+    g = np.repeat(G, np.maximum(count, 0))  # the game of each card, in the same order
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
     # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
     # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
@@ -178,10 +179,11 @@ def plan_deal(eng, s, G, quiet=None):
     need = _fewest_needed(eng, s, G)                                    # int8[g, 4, 6]
     recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4    # int64[g, 4]
     need = need[np.arange(G.size)[:, None], recv]                       # by position q
-    # the six column tests of each position in 8 bytes: "any" is one uint64 test
-    hit = np.zeros((G.size, h, 4, 8), dtype=bool)
-    np.greater_equal(s.deal_counts[G].reshape(G.size, h, 4, 6), need[:, None], out=hit[..., :6])
-    ok = hit.view(np.uint64).reshape(G.size, total) != 0
+    # the six column tests of a round's four positions are 24 contiguous bools (one inner
+    # loop per round); a position's "any" is the OR of its six as three uint16
+    hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
+                           need.reshape(G.size, 1, 24)).view(np.uint16).reshape(G.size, total, 3)
+    ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
     j = np.arange(total)

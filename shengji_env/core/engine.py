@@ -166,12 +166,20 @@ class Engine:
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase))
+        everyone = np.arange(s.num_games)
+        if s.num_games > count[PLAY] >= s.num_games // 2:
+            # most games play (the steady state of a large batch): the PLAY rules over every
+            # row in place (other phases' rows look like leaders without a lead to them, and
+            # are cleared and filled below) instead of gathering and scattering most rows
+            trick.mask_play(self, s, everyone, mask)
+            mask[s.phase != PLAY] = False
+            count[PLAY] = 0
         for phase in np.flatnonzero(count):
             if phase == OVER:
                 continue
             fill = self._mask_fill[phase]
             if count[phase] == s.num_games:  # all games in one phase (common): fill in place
-                fill(self, s, np.arange(s.num_games), mask)
+                fill(self, s, everyone, mask)
             else:
                 G = np.flatnonzero(s.phase == phase)
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
