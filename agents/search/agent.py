@@ -290,7 +290,7 @@ class PIMCAgent(BasePolicy):
         self.seed = None if seed is None else int(seed)
         self._plans.clear()
         self._history.clear()  # a resumed run has no record of the hands before it either
-        for r in (self.rollout, self.prior):
+        for r in (self.rollout, self.prior, self.endgame_rollout):
             if isinstance(r, PolicyRollout):
                 r.rng = np.random.default_rng(0 if seed is None else int(seed))
 
