@@ -38,12 +38,12 @@ _ONES: dict[int, np.ndarray] = {}  # row width -> float32 ones
 
 def rows(a: np.ndarray, G) -> np.ndarray:
     """``a[G]`` (a copy) for an array with the games on axis 0."""
-    return np.take(a, G, axis=0)
+    return a.take(G, axis=0)
 
 
 def seat_rows(a: np.ndarray, G, seats) -> np.ndarray:
     """``a[G, seats]`` (a copy) for a C-contiguous ``[B, 4, ...]`` array: ``[g, ...]``."""
-    return np.take(a.reshape((-1,) + a.shape[2:]), G * 4 + seats, axis=0)
+    return (a.reshape((-1,) + a.shape[2:])).take(G * 4 + seats, axis=0)
 
 
 _VOID: dict[int, np.dtype] = {}  # row size in bytes -> void dtype (building one costs µs)

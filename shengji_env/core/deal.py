@@ -30,7 +30,7 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     T = eng.tables
     allowed = _allowed(eng, s, G)  # bool[g, 4, D]: small; the holdings test is the big array
     rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
-    return (np.take(counts, T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
+    return (counts.take(T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
 
 
 def _allowed(eng, s, G, table=None) -> np.ndarray:
@@ -128,7 +128,7 @@ def prepare_counts(eng, s, G):
     h = eng.cfg.hand_size
     # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
     at = s.level[G].astype(np.int64)[:, None] * 54 + s.deck[G, :4 * h]
-    onehot = np.take(_DECLARABLE_ONEHOT, at, axis=0)  # int8[g, 4h, 6]
+    onehot = _DECLARABLE_ONEHOT.take(at, axis=0)  # int8[g, 4h, 6]
     s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1, dtype=np.int8).reshape(
         G.size, 4 * h, 6)  # counts ≤ decks: int8 exact
 

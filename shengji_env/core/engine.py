@@ -174,14 +174,14 @@ class Engine:
             trick.mask_play(self, s, everyone, mask)
             mask[s.phase != PLAY] = False
             count[PLAY] = 0
-        for phase in np.flatnonzero(count):
+        for phase in count.nonzero()[0]:
             if phase == OVER:
                 continue
             fill = self._mask_fill[phase]
             if count[phase] == s.num_games:  # all games in one phase (common): fill in place
                 fill(self, s, everyone, mask)
             else:
-                G = np.flatnonzero(s.phase == phase)
+                G = (s.phase == phase).nonzero()[0]
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 put_rows(mask, G, out)
@@ -228,13 +228,13 @@ class Engine:
         actions = self._check_actions(s, actions)
         rewards = np.zeros((s.num_games, 4), dtype=np.float32)
         if s.done.any():
-            live = np.flatnonzero(~s.done)
+            live = (~s.done).nonzero()[0]
             self._apply(s, live, actions[live], rewards)
         else:
             self._apply(s, np.arange(s.num_games), actions, rewards)
         while self.auto_forced:
             mask = self.legal_mask(s)
-            forced = np.flatnonzero((mask.sum(1) == 1) & ~s.done)
+            forced = ((mask.sum(1) == 1) & ~s.done).nonzero()[0]
             if not forced.size:
                 break
             self._apply(s, forced, mask[forced].argmax(1), rewards)
@@ -247,7 +247,7 @@ class Engine:
         legal = inside & mask.reshape(-1)[np.arange(a.size) * self.num_actions + a * inside]
         bad = ~s.done & ~legal
         if bad.any():
-            self._raise_illegal(s, int(np.flatnonzero(bad)[0]), a, mask)
+            self._raise_illegal(s, int(bad.nonzero()[0][0]), a, mask)
         return a
 
     @staticmethod
@@ -265,7 +265,7 @@ class Engine:
     def _raise_illegal(s, g: int, a, mask):
         raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {s.to_act.item(g)}, "
                          f"phase {Phase(s.phase.item(g)).name}); legal: "
-                         f"{np.flatnonzero(mask[g]).tolist()}")
+                         f"{(mask[g]).nonzero()[0].tolist()}")
 
     def _step_one(self, s, actions):
         """``step`` for a one-game batch with Python ints: same checks, same results (the PLAY
@@ -298,7 +298,7 @@ class Engine:
     def _apply_forced_one(self, s, rewards) -> None:
         """``auto_forced`` for a one-game state: decisions with one legal action."""
         while not s.done[0]:
-            legal = np.flatnonzero(self.legal_mask(s)[0])
+            legal = (self.legal_mask(s)[0]).nonzero()[0]
             if legal.size != 1:
                 break
             self._apply_one(s, int(legal[0]), rewards)
@@ -319,7 +319,7 @@ class Engine:
         s.mask = None
         log.record(s, G, actions)
         phase = s.phase[G].copy()
-        for ph in np.flatnonzero(np.bincount(phase, minlength=len(Phase))):
+        for ph in (np.bincount(phase, minlength=len(Phase))).nonzero()[0]:
             sub = slice(None) if ph == phase[0] and (phase == ph).all() else phase == ph
             self._apply_phase(s, ph, G[sub], actions[sub], rewards)
 

@@ -177,8 +177,8 @@ def begin_bury(eng, s, G, dealers, trumps) -> None:
     s.dealer_side[G] = _initial_side(eng, dealers)
     s.level[G] = level = s.seat_levels[G, dealers]
     s.ctx[G] = ctx = context_id(level.astype(np.int64), trumps)
-    s.eff[G] = np.take(eng.tables.eff, ctx, axis=0)
-    s.idx[G] = np.take(eng.tables.idx, ctx, axis=0)
+    s.eff[G] = eng.tables.eff.take(ctx, axis=0)
+    s.idx[G] = eng.tables.idx.take(ctx, axis=0)
     kitty = s.kitty[G]
     s.picked_up[G] = kitty
     s.hands[G, dealers] += kitty  # games without repeats: one row each
@@ -244,7 +244,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     dealer = s.dealer[G].astype(np.int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
     dug = attackers[np.arange(G.size), winners]
-    for i in np.flatnonzero(dug & (bonus < 0)):
+    for i in (dug & (bonus < 0)).nonzero()[0]:
         g = int(G[i])
         ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
@@ -264,7 +264,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
-            side = frozenset(np.flatnonzero(s.dealer_side[g]).tolist())
+            side = frozenset((s.dealer_side[g]).nonzero()[0].tolist())
             s.next_dealer[g] = scoring.next_dealer(int(dealer[i]), out, cfg, dealer_side=side)
     else:
         s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4

@@ -313,9 +313,9 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     mine = base + seat  # int64[B]: the observer's row in a [B·4, ...] view
     # relative seat r of game g → row base + (seat + r) % 4: one ``take`` per block copies
     # whole 54-card rows (fancy indexing over two axes is ~3x slower)
-    rel = np.take(ROTATE, seat, axis=0)
+    rel = ROTATE.take(seat, axis=0)
     rel += base4  # int64[B, 4]
-    np.copyto(st[:, at["hand"]], np.take(s.hands.reshape(4 * B, 54), mine, axis=0))
+    np.copyto(st[:, at["hand"]], s.hands.reshape(4 * B, 54).take(mine, axis=0))
     if seats is None:
         np.copyto(st[:, at["selection"]], s.selection)
     else:  # a seat not to act sees no selection
@@ -323,17 +323,17 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
                     out=st[:, at["selection"]])
     for name, cards in (("trick", s.trick), ("played", s.played + s.trick), ("shown", s.shown),
                         ("revealed", s.revealed)):
-        np.copyto(st[:, at[name]], np.take(cards.reshape(4 * B, 54), rel, axis=0).reshape(B, 216))
+        np.copyto(st[:, at[name]], cards.reshape(4 * B, 54).take(rel, axis=0).reshape(B, 216))
     st[:, at["kitty"].start:] = 0  # the kitty (dealer only), the one-hot blocks, the rest
     # the kitty: the dealer's, once he has picked it up (what he picked up, until he buries)
-    sees = np.flatnonzero((dealer == seat8) & (phase >= BURY))
+    sees = ((dealer == seat8) & (phase >= BURY)).nonzero()[0]
     if sees.size:
-        kitty = np.take(s.kitty, sees, axis=0)
-        burying = np.flatnonzero(phase[sees] == BURY)
+        kitty = s.kitty.take(sees, axis=0)
+        burying = (phase[sees] == BURY).nonzero()[0]
         if burying.size:
             kitty[burying] = s.picked_up[sees[burying]]
         st[sees, at["kitty"]] = kitty
-    np.copyto(st[:, at["voids"]], np.take(s.voids.view(np.uint8).reshape(4 * B, 5), rel,
+    np.copyto(st[:, at["voids"]], s.voids.view(np.uint8).reshape(4 * B, 5).take(rel,
                                           axis=0).reshape(B, 20))
     # every one-hot entry in one scatter: its column in its block per block and game (then
     # flat in st)
@@ -359,14 +359,13 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     hot[5] = phase
     if team:  # team levels: mine, then the other team's (my next player's)
         levels = s.seat_levels.reshape(4 * B)
-        hot[6] = np.take(levels, mine)
-        hot[7] = np.take(levels, base + ((seat + 1) & 3))
+        hot[6] = levels.take(mine)
+        hot[7] = levels.take(base + ((seat + 1) & 3))
     hot += _hot_offsets(B, N, starts)
     st.reshape(-1)[hot] = 1
     # the trick leader's block: its four bytes as one uint32 pattern (all four zero before
     # the lead)
-    st[:, at["trick_leader"]].view(np.uint32)[:, 0] = np.take(
-        LEADER_PATTERN, np.where(in_trick > 0, relative[2], 4))
+    st[:, at["trick_leader"]].view(np.uint32)[:, 0] = LEADER_PATTERN.take(np.where(in_trick > 0, relative[2], 4))
     # the fractions' numerators and the two flags (adjacent columns)
     st[:, at["declaration"].start + 3] = s.decl_k.view(np.uint8) * has.view(np.uint8)
     st[:, at["tricks_done"].start] = s.tricks_done.view(np.uint8)
@@ -374,9 +373,9 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     st[:, at["cards_dealt"].start] = s.dealt  # ≤ 4 · hand size ≤ 216: fits uint8
     leading = (phase == PLAY) & (leader == seat8) & (in_trick == 0)
     st[:, at["leading"].start] = leading.view(np.uint8)
-    st[:, at["dealer_side"].start] = np.take(s.dealer_side.reshape(4 * B), mine).view(np.uint8)
+    st[:, at["dealer_side"].start] = s.dealer_side.reshape(4 * B).take(mine).view(np.uint8)
     if "candidates" in at:  # zero unless a failed throw waits for a choice
-        C = np.flatnonzero(s.n_candidates)
+        C = s.n_candidates.nonzero()[0]
         if C.size:
             st[C, at["candidates"]] = s.candidates[C].reshape(C.size, -1)
     np.copyto(out, st)

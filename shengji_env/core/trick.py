@@ -49,7 +49,7 @@ def _has_tractor(counts, idx, pairs=None):
     identities held twice or more, if known (fewer than two hold no tractor: not tested)."""
     pairs = count_sum(counts >= 2) if pairs is None else pairs
     out = np.zeros(len(counts), dtype=bool)
-    R = np.flatnonzero(pairs >= 2)
+    R = (pairs >= 2).nonzero()[0]
     if R.size:
         b = _pair_bits(counts[R], idx[R])
         out[R] = (b & (b >> 1)) != 0
@@ -107,14 +107,14 @@ def mask_play(eng, s, G, out):
     n_sel = count_sum(sel)
     leading = s.lead_n[G] == 0
     out[:, END] = leading & (n_sel > 0)
-    L = np.flatnonzero(leading)
+    L = leading.nonzero()[0]
     if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
         out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
         return
     if not L.size:
         out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
         return
-    F = np.flatnonzero(~leading)  # leaders make about half of the PLAY decisions of random
+    F = (~leading).nonzero()[0]  # leaders make about half of the PLAY decisions of random
     # play: each side on its own rows (the follow rules are the costly part; both rules over
     # every row and one select cost 30% more instructions, callgrind)
     legal = np.empty((G.size, 54), dtype=bool)
@@ -147,12 +147,12 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     anything = ~full & ((have == 0) | (others_left > 0))
     follow = (free.view(np.uint8) & (in_e | (anything.view(np.uint8) * np.uint8(255))[:, None])).view(bool)
     if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
-        P = np.flatnonzero(full & (s.lead_pairs[G] > 0))
+        P = (full & (s.lead_pairs[G] > 0)).nonzero()[0]
         if P.size:
             pairs_ok = _pairs_ok_quads if eng.switches.quads else _pairs_ok
             follow[P] &= pairs_ok(held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]])
         # a tractor (or triple) in the lead: the scalar rules (rare)
-        for i in np.flatnonzero(full & s.lead_tractor[G]):
+        for i in (full & s.lead_tractor[G]).nonzero()[0]:
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
             follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
@@ -209,18 +209,25 @@ def _pairs_ok_quads(held_e, sel, n, n_sel, lead_pairs):
 def step_play(eng, s, G, actions) -> EndedHands | None:
     """Apply CARD / END for games G (phase PLAY); returns the hands that ended, if any."""
     is_end = actions == END
-    L = G[is_end]
-    C, ca = G[~is_end], actions[~is_end]
-    s.selection.reshape(-1)[C * 54 + ca] += 1  # one card per game: a flat index
+    if is_end.any():
+        L = G[is_end]
+        C, ca = G[~is_end], actions[~is_end]
+    else:
+        L, C, ca = None, G, actions
     # a follow is complete when the selection reaches the lead's size: at once when one card
-    # was led (most tricks); longer ones are counted
+    # was led (most tricks; the card goes straight to the trick, the selection stays empty);
+    # longer ones are selected and counted
     lead_n = s.lead_n[C]
     complete = lead_n == 1
-    longer = np.flatnonzero(lead_n > 1)
-    if longer.size:
-        complete[longer] = count_sum(rows(s.selection, C[longer])) == lead_n[longer]
+    S = (~complete).nonzero()[0]  # leaders and followers of longer leads
+    if S.size:
+        CS = C[S]
+        s.selection.reshape(-1)[CS * 54 + ca[S]] += 1  # one card per game: a flat index
+        longer = (lead_n[S] > 1).nonzero()[0]
+        if longer.size:
+            complete[S[longer]] = count_sum(rows(s.selection, CS[longer])) == lead_n[S[longer]]
     ended = commit_follows(eng, s, C[complete], np.where(lead_n[complete] == 1, ca[complete], -1))
-    if L.size:
+    if L is not None and L.size:
         commit_leads(eng, s, L)
     return ended
 
@@ -244,14 +251,14 @@ def commit_leads(eng, s, G):
         same = counts.max(1) * (sel > 0).sum(1) == n
         simple &= (n == 1) | same
         tractorish = _has_chain(sel, idx, eng.cfg.decks)
-        V = np.flatnonzero(~simple & ~tractorish)
+        V = (~simple & ~tractorish).nonzero()[0]
         if V.size:  # throws of singles, pairs, triples and quads: one unit per identity
             lead[V], chooser[V] = _tuple_throws(eng, s, G[V], sel[V], n[V])
-        chains = np.flatnonzero(~simple & tractorish)
+        chains = (~simple & tractorish).nonzero()[0]
     else:
         # 1-2 decks: a lead of one card is a single; a longer one is simple (one unit) iff it
         # is pairs only (n = 2·pairs) at distinct consecutive positions
-        M = np.flatnonzero(n > 1)
+        M = (n > 1).nonzero()[0]
         sm = sel[M]
         pbits = _pair_bits(sm, rows(s.idx, G[M]))
         pairs = count_sum(sm >= 2)
@@ -305,7 +312,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
     others = (leader[:, None] + np.arange(1, 4)) % 4
-    oth = np.take(s.hands.reshape(-1, 54), G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
+    oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
     oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     idx8 = idx.view(np.uint8)
     top = (idx8 + np.uint8(1))[:, None, :]  # 1-based (< 64): 0 = "none" after the product;
@@ -339,7 +346,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     lead[forced] = 0
     lead[rows_[pick_single], card_s[pick_single]] = 1
     lead[rows_[pick_pair], card_p[pick_pair]] = 2
-    for i in np.flatnonzero(chooser):  # candidates in decomposition order: pair, then single
+    for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
         g = G[i]
         s.candidates[g] = 0
         s.candidates[g, 0, card_p[i]] = 2
@@ -419,13 +426,13 @@ def _tuple_throws(eng, s, G, sel, n):
     lead[forced] = 0
     F = rows[forced]
     lead[F, low[F, pick[F]] % 64] = ks[pick[F]]
-    for i in np.flatnonzero(chooser):
+    for i in chooser.nonzero()[0]:
         g = G[i]
         s.candidates[g] = 0
-        for c, j in enumerate(np.flatnonzero(fail[i])):
+        for c, j in enumerate((fail[i]).nonzero()[0]):
             s.candidates[g, c, low[i, j] % 64] = ks[j]
         s.n_candidates[g] = n_fail[i]
-    for i in np.flatnonzero(failed):  # rare: whose cards beat the throw, for the narrator
+    for i in failed.nonzero()[0]:  # rare: whose cards beat the throw, for the narrator
         g, ld = int(G[i]), int(leader[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         s.throw_beater[g] = first_beater(sel[i], [s.hands[g, (ld + k) % 4] for k in (1, 2, 3)],
@@ -518,25 +525,38 @@ def step_choose(eng, s, G, actions):
 
 def commit_follows(eng, s, G, card) -> EndedHands | None:
     """Complete follows (the selection reached the lead's size) are played to the trick;
-    ``card``: ``int64[g]`` the card of a follow of one card, -1 for longer follows."""
+    ``card``: ``int64[g]`` the card of a follow of one card (not in the selection: it goes
+    straight to the trick), -1 for longer follows (their selection is the play)."""
     if not G.size:
         return None
     seats = s.to_act[G].astype(np.int64)
     at = G * 4 + seats  # rows of the [B·4, 54] views of hands, trick, revealed
-    play = rows(s.selection, G)
     suit = s.lead_suit[G]
-    # a follow is short in the led suit iff it holds a card of another suit: for one card a
-    # lookup of its suit, for longer follows a pass over their rows
-    short = np.take(s.eff.reshape(-1), G * 54 + card) != suit  # (meaningless where card = -1)
-    longer = np.flatnonzero(card < 0)
+    longer = (card < 0).nonzero()[0]
+    one = (card >= 0).nonzero()[0] if longer.size else None  # None: every follow is one card
+    # one card: flat updates of its entry (its trick row is empty before the play); a follow is
+    # short in the led suit iff it holds a card of another suit: for one card a lookup of its
+    # suit, for longer follows a pass over their rows
+    flat = at * 54 + card
+    short = s.eff.reshape(-1).take(G * 54 + card) != suit  # (meaningless where card = -1)
+    if one is not None:
+        flat = flat[one]
+    hands1, trick1, rev1 = s.hands.reshape(-1), s.trick.reshape(-1), s.revealed.reshape(-1)
+    hands1[flat] -= 1
+    trick1[flat] = 1
+    rev = rev1.take(flat)
+    if rev.any():  # revealed and unplayed (§7.4.1): no longer once played
+        rev1[flat] = rev - (rev > 0).view(np.uint8)
     if longer.size:
-        short[longer] = (rows(play, longer) > suit_rows(eng, s, G[longer], suit[longer])).any(1)
+        GL, atL = G[longer], at[longer]
+        play = rows(s.selection, GL)
+        short[longer] = (play > suit_rows(eng, s, GL, suit[longer])).any(1)
+        hands = s.hands.reshape(-1, 54)
+        put_rows(hands, atL, rows(hands, atL) - play)
+        _unreveal(s, atL, play)
+        put_rows(s.trick.reshape(-1, 54), atL, play)
+        put_rows(s.selection, GL, 0)
     s.voids[G[short], seats[short], suit[short]] = True  # §8.1: now void in E
-    hands = s.hands.reshape(-1, 54)
-    put_rows(hands, at, rows(hands, at) - play)
-    _unreveal(s, at, play)
-    put_rows(s.trick.reshape(-1, 54), at, play)
-    put_rows(s.selection, G, 0)
     s.in_trick[G] += 1
     s.to_act[G] = (seats + 1) % 4
     return end_tricks(eng, s, G[s.in_trick[G] == 4])
@@ -546,14 +566,14 @@ def first_suit(s, G, cards) -> np.ndarray:
     """``int64[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
     54]``; a lead or selection, one suit), in game ``G[i]``: a flat gather (``s.eff[G, c]``
     goes through numpy's general two-axis index, about 3x the cost)."""
-    return np.take(s.eff.reshape(-1), G * 54 + np.argmax(cards > 0, axis=1)).astype(np.int64)
+    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1)).astype(np.int64)
 
 
 def suit_rows(eng, s, G, suits) -> np.ndarray:
     """``uint8[g, 54]`` — 255 for the cards of effective suit ``suits[i]`` in game ``G[i]``, 0
     for the others (rows of ``Tables.suit_mask``: one gather instead of comparing the games'
     ``eff`` rows). ``counts & m`` keeps the suit's counts; ``counts > m`` marks the others."""
-    return np.take(eng.tables.suit_mask, s.ctx[G].astype(np.int64) * 5 + suits, axis=0)
+    return eng.tables.suit_mask.take(s.ctx[G].astype(np.int64) * 5 + suits, axis=0)
 
 
 def end_tricks(eng, s, G) -> EndedHands | None:
@@ -564,13 +584,13 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     leader = s.leader[G].astype(np.int64)
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = (leader[:, None] + np.arange(4)) % 4  # playing order -> seat
-    plays = np.take(s.trick.reshape(-1, 54), G[:, None] * 4 + order, axis=0)  # in playing order
+    plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
     win = _winners(eng, s, G, plays)
-    for i in np.flatnonzero(scalar):
+    for i in scalar.nonzero()[0]:
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
@@ -593,7 +613,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
-    O = np.flatnonzero(over)
+    O = over.nonzero()[0]
     if not O.size:
         return None
     plays = plays[O]
@@ -627,7 +647,7 @@ def _winners(eng, s, G, plays):
     # those of longer tricks replaced from their card counts
     all_e, all_t, val = _single_facts(s, G, plays, suit)
     matches = np.ones((G.size, 4), dtype=bool)
-    M = np.flatnonzero(s.lead_n[G] > 1)
+    M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
         all_e[M], all_t[M], matches[M], val[M] = _play_facts(eng, s, G[M], rows(plays, M), suit[M])
     # played in turn, a follow takes the trick when it beats the best so far and nobody has
@@ -647,8 +667,8 @@ def _single_facts(s, G, plays, suit):
     ``val`` (the card's order index)."""
     card = (plays > 0).argmax(2)  # int64[g, 4]
     at = card + (G * 54)[:, None]
-    eff = np.take(s.eff.reshape(-1), at)
-    return eff == suit[:, None], eff == TRUMP, np.take(s.idx.reshape(-1), at).astype(np.int16)
+    eff = s.eff.reshape(-1).take(at)
+    return eff == suit[:, None], eff == TRUMP, s.idx.reshape(-1).take(at).astype(np.int16)
 
 
 def _play_facts(eng, s, G, plays, suit):
