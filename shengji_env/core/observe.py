@@ -365,7 +365,8 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     st.reshape(-1)[hot] = 1
     # the trick leader's block: its four bytes as one uint32 pattern (all four zero before
     # the lead)
-    st[:, at["trick_leader"]].view(np.uint32)[:, 0] = LEADER_PATTERN.take(np.where(in_trick > 0, relative[2], 4))
+    st[:, at["trick_leader"]].view(np.uint32)[:, 0] = LEADER_PATTERN.take(
+        np.where(in_trick > 0, relative[2], 4))
     # the fractions' numerators and the two flags (adjacent columns)
     st[:, at["declaration"].start + 3] = s.decl_k.view(np.uint8) * has.view(np.uint8)
     st[:, at["tricks_done"].start] = s.tricks_done.view(np.uint8)
