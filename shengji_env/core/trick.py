@@ -100,12 +100,13 @@ def begin_play(s, G):
 
 def mask_play(eng, s, G, out):
     """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
-    seats = s.to_act[G].astype(np.int64)
+    every = G.size == s.num_games  # G = arange(B) (the engine's whole batch): no gathers
+    seats = s.to_act.astype(np.int64) if every else s.to_act[G].astype(np.int64)
     hand = seat_rows(s.hands, G, seats)
-    sel = rows(s.selection, G)
+    sel = s.selection if every else rows(s.selection, G)  # (read only)
     free = hand > sel
     n_sel = count_sum(sel)
-    leading = s.lead_n[G] == 0
+    leading = (s.lead_n if every else s.lead_n[G]) == 0
     out[:, END] = leading & (n_sel > 0)
     L = leading.nonzero()[0]
     if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
@@ -125,10 +126,19 @@ def mask_play(eng, s, G, out):
 
 
 def _lead_cards(eng, s, G, sel, free, n_sel):
-    """§7.2: any held card; once a card is selected, only cards of its effective suit."""
-    suit = first_suit(s, G, sel)  # (meaningless if none)
-    allowed = suit_rows(eng, s, G, suit) | ((n_sel == 0).view(np.uint8) * np.uint8(255))[:, None]
-    return (free.view(np.uint8) & allowed).view(bool)
+    """§7.2: any held card; once a card is selected, only cards of its effective suit (the
+    suit is looked up for the leaders who have selected a card only). ``free`` may be
+    returned (and then changed by the caller)."""
+    K = n_sel.nonzero()[0]
+    if not K.size:
+        return free
+    GK = G[K] if K.size < G.size else G
+    selK = rows(sel, K) if K.size < G.size else sel
+    allowed = suit_rows(eng, s, GK, first_suit(s, GK, selK))
+    if K.size == G.size:
+        return (free.view(np.uint8) & allowed).view(bool)
+    free[K] = (rows(free, K).view(np.uint8) & allowed).view(bool)
+    return free
 
 
 def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
@@ -609,7 +619,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
-    over = ~seat_rows(s.hands, G, win_seat).any(1)
+    over = count_sum(seat_rows(s.hands, G, win_seat)) == 0  # (an exact count: cheaper than any)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
