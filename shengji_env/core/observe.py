@@ -71,6 +71,7 @@ version history). Observation version history:
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -393,11 +394,17 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     return out
 
 
+_SCRATCH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> {B: buffers}
+# (beside the engine, not in it: a pickled or copied engine does not carry megabytes of scratch)
+
+
 def _scratch(eng, B: int, N: int) -> tuple:
     """The engine's staging buffers for a batch of ``B`` games (kept between calls: a fresh
     1 MB staging array per call costs its allocation and cold cache lines): ``uint8[B, N]``
     and ``uint8[B, 4, 54]`` (played + trick). Scratch only: no game fact lives in them."""
-    cache = eng.__dict__.setdefault("_observe_scratch", {})
+    cache = _SCRATCH.get(eng)
+    if cache is None:
+        cache = _SCRATCH[eng] = {}
     bufs = cache.get(B)
     if bufs is None or bufs[0].shape[1] != N:
         bufs = cache[B] = (np.empty((B, N), dtype=np.uint8), np.empty((B, 4, 54), dtype=np.uint8))

@@ -69,7 +69,7 @@ def _scalar_lead(eng, counts, idx, pairs=None):
 
 def mask_bury(eng, s, G, out):
     dealer = s.dealer[G].astype(np.int64)
-    left = s.hands[G, dealer].astype(np.int16) - s.selection[G]
+    left = seat_rows(s.hands, G, dealer).astype(np.int16) - rows(s.selection, G)
     free = left > 0
     if not eng.cfg.kitty_point_cards_allowed:
         plain = cards.POINTS == 0
@@ -80,8 +80,10 @@ def mask_bury(eng, s, G, out):
 
 
 def step_bury(eng, s, G, actions):
-    s.selection[G, actions] += 1
-    full = s.selection[G].sum(1, dtype=np.int16) == eng.cfg.kitty_size
+    s.selection.reshape(-1)[G * 54 + actions] += 1  # one card per game: a flat index
+    full = count_sum(rows(s.selection, G)) == eng.cfg.kitty_size
+    if not full.any():
+        return
     F = G[full]
     dealer = s.dealer[F].astype(np.int64)
     s.hands[F, dealer] -= s.selection[F]
