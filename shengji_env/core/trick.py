@@ -22,6 +22,8 @@ from .counts import count_sum, put_rows, rows, seat_rows
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
 
 _BIG = 1 << 12
+_ORDER4 = (np.arange(4)[:, None] + np.arange(4)) % 4  # int64[4, 4]: [seat, k] = (seat + k) % 4
+_NEXT3 = np.ascontiguousarray(_ORDER4[:, 1:])  # int64[4, 3]: the three seats after ``seat``
 
 
 class EndedHands(NamedTuple):
@@ -323,7 +325,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     suit = first_suit(s, G, sel)
     single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
-    others = (leader[:, None] + np.arange(1, 4)) % 4
+    others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
     oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     idx8 = idx.view(np.uint8)
@@ -512,8 +514,9 @@ def set_leads(eng, s, G, lead):
     _unreveal(s, at, lead)
     put_rows(s.trick.reshape(-1, 54), at, lead)
     put_rows(s.selection, G, 0)
-    had = G[s.n_candidates[G] > 0]
-    s.candidates[had] = 0
+    waited = s.n_candidates[G] > 0
+    if waited.any():
+        s.candidates[G[waited]] = 0
     s.n_candidates[G] = 0
     s.in_trick[G] = 1
     s.phase[G] = PLAY
@@ -595,7 +598,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         return None
     leader = s.leader[G].astype(np.int64)
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
-    order = (leader[:, None] + np.arange(4)) % 4  # playing order -> seat
+    order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
     plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G].copy()
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
