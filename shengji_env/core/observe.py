@@ -71,7 +71,6 @@ version history). Observation version history:
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -306,7 +305,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     # and cast to float once for the whole [B, N] (a cast per block into strided rows costs
     # more); the fractions are staged as numerators and divided after the cast (float32 n / d
     # of integers n, d < 2^24 is the float64 quotient rounded to float32, as ``observe_game``).
-    st, pt = _scratch(eng, B, N)  # every entry of st is written below
+    st = np.empty((B, N), dtype=np.uint8)
     base, base4, row_start = _batch_rows(B, N)
     phase, to_act, dealer, leader, in_trick = s.phase, s.to_act, s.dealer, s.leader, s.in_trick
     seat8 = np.maximum(to_act, 0) if seats is None else seats.astype(np.int8)  # int8[B]
@@ -322,8 +321,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     else:  # a seat not to act sees no selection
         np.multiply(s.selection, (seat == to_act).view(np.uint8)[:, None],
                     out=st[:, at["selection"]])
-    np.add(s.played, s.trick, out=pt)
-    for name, cards in (("trick", s.trick), ("played", pt), ("shown", s.shown),
+    for name, cards in (("trick", s.trick), ("played", s.played + s.trick), ("shown", s.shown),
                         ("revealed", s.revealed)):
         np.copyto(st[:, at[name]], cards.reshape(4 * B, 54).take(rel, axis=0).reshape(B, 216))
     st[:, at["kitty"].start:] = 0  # the kitty (dealer only), the one-hot blocks, the rest
@@ -392,23 +390,6 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     if "friend_card" in at:
         _observe_friend(cfg, at, s, out, seat)
     return out
-
-
-_SCRATCH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> {B: buffers}
-# (beside the engine, not in it: a pickled or copied engine does not carry megabytes of scratch)
-
-
-def _scratch(eng, B: int, N: int) -> tuple:
-    """The engine's staging buffers for a batch of ``B`` games (kept between calls: a fresh
-    1 MB staging array per call costs its allocation and cold cache lines): ``uint8[B, N]``
-    and ``uint8[B, 4, 54]`` (played + trick). Scratch only: no game fact lives in them."""
-    cache = _SCRATCH.get(eng)
-    if cache is None:
-        cache = _SCRATCH[eng] = {}
-    bufs = cache.get(B)
-    if bufs is None or bufs[0].shape[1] != N:
-        bufs = cache[B] = (np.empty((B, N), dtype=np.uint8), np.empty((B, 4, 54), dtype=np.uint8))
-    return bufs
 
 
 @lru_cache(maxsize=16)
