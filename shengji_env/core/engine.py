@@ -265,7 +265,7 @@ class Engine:
     def _raise_illegal(s, g: int, a, mask):
         raise ValueError(f"illegal action {int(a[g])} in game {g} (seat {s.to_act.item(g)}, "
                          f"phase {Phase(s.phase.item(g)).name}); legal: "
-                         f"{(mask[g]).nonzero()[0].tolist()}")
+                         f"{mask[g].nonzero()[0].tolist()}")
 
     def _step_one(self, s, actions):
         """``step`` for a one-game batch with Python ints: same checks, same results (the PLAY

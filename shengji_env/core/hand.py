@@ -264,7 +264,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
-            side = frozenset((s.dealer_side[g]).nonzero()[0].tolist())
+            side = frozenset(s.dealer_side[g].nonzero()[0].tolist())
             s.next_dealer[g] = scoring.next_dealer(int(dealer[i]), out, cfg, dealer_side=side)
     else:
         s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4

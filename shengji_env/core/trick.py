@@ -443,7 +443,7 @@ def _tuple_throws(eng, s, G, sel, n):
     for i in chooser.nonzero()[0]:
         g = G[i]
         s.candidates[g] = 0
-        for c, j in enumerate((fail[i]).nonzero()[0]):
+        for c, j in enumerate(fail[i].nonzero()[0]):
             s.candidates[g, c, low[i, j] % 64] = ks[j]
         s.n_candidates[g] = n_fail[i]
     for i in failed.nonzero()[0]:  # rare: whose cards beat the throw, for the narrator
