@@ -59,6 +59,11 @@ class TrumpContext:
         object.__setattr__(self, "decks", int(self.decks))
         object.__setattr__(self, "always_trump_two", bool(self.always_trump_two))
 
+    def __getstate__(self):
+        # pickles carry the fields and cached tables, not the decomposition cache
+        # (``patterns.decompose``), which a process rebuilds as it goes
+        return {k: v for k, v in self.__dict__.items() if k != "_decompositions"}
+
     @classmethod
     def from_rules(cls, level, trump, rules) -> TrumpContext:
         """The context of a hand played under ``rules`` (a ``Rules``)."""
