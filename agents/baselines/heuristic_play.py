@@ -60,32 +60,28 @@ def unit_tops(counts: np.ndarray, suit: int, k: int, length: int, ctx: TrumpCont
     return [top for top in range(length - 1, len(pick)) if min(pick[top - length + 1: top + 1]) >= 0]
 
 
-_PICKS: dict = {}  # (ctx, suit, k, dtype, counts bytes) -> _picks' answer; cleared when large
-
-
 def _picks(counts: np.ndarray, suit: int, k: int, ctx: TrumpContext) -> tuple[int, ...]:
     """Per position of ``suit`` (low → high), the first identity (suit order) of which
     ``counts`` holds at least ``k`` copies, -1 for none. Cached: rollouts ask for the same
     holdings many times."""
-    key = (ctx, suit, k, counts.dtype.char, counts.tobytes())
-    pick = _PICKS.get(key)
+    cache = ctx.cache("heuristic_picks")
+    key = (suit, k, counts.dtype.char, counts.tobytes())
+    pick = cache.get(key)
     if pick is None:
         have = counts.tolist()  # Python ints: element access on arrays is slow
         pick = tuple(next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx))
-        if len(_PICKS) >= 1 << 16:
-            _PICKS.clear()
-        _PICKS[key] = pick
+        if len(cache) >= 1 << 16:
+            cache.clear()
+        cache[key] = pick
     return pick
-
-
-_CTX_TABLES: dict = {}
 
 
 def _ctx_tables(ctx: TrumpContext) -> tuple:
     """Per trump context, read-only: effective suit and order index of each card id
     (``int64[54]``), one ``bool[54]`` mask per effective suit, and each card's strength
     (order index, plus ``TRUMP_BONUS`` for trumps; ``float64[54]``)."""
-    tables = _CTX_TABLES.get(ctx)
+    cache = ctx.cache("heuristic")
+    tables = cache.get("tables")
     if tables is None:
         eff = ctx.effective_suits.astype(np.int64)
         idx = ctx.order_indices.astype(np.int64)
@@ -93,7 +89,7 @@ def _ctx_tables(ctx: TrumpContext) -> tuple:
         strength = idx + np.where(eff == TRUMP, TRUMP_BONUS, 0.0)
         for a in (eff, idx, *masks, strength):
             a.flags.writeable = False
-        tables = _CTX_TABLES[ctx] = (eff, idx, masks, strength)
+        tables = cache["tables"] = (eff, idx, masks, strength)
     return tables
 
 

@@ -68,9 +68,7 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
     counts = np.asarray(counts)
     # Cached per context by the counts' bytes: searches and the heuristic decompose the same
     # holdings over and over. The cached units' arrays are read-only, so no caller can change them.
-    cache = ctx.__dict__.get("_decompositions")
-    if cache is None:
-        cache = ctx.__dict__["_decompositions"] = {}
+    cache = ctx.cache("decompose")
     key = (counts.dtype.char, counts.tobytes())
     units = cache.get(key)
     if units is None:
