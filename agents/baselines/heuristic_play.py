@@ -209,9 +209,9 @@ class Table:
     def lead(self) -> np.ndarray:
         return self.plays[0]
 
-    @property
+    @cached_property
     def lead_suit(self) -> int:
-        return int(self.eff[np.flatnonzero(self.lead)[0]])
+        return int(self.eff[int(self.lead.argmax())])  # a lead is one effective suit (§7.1)
 
     @cached_property
     def lead_units(self) -> list:
