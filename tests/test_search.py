@@ -375,3 +375,58 @@ def test_endgame_rollouts_are_the_heuristics_own_play():
     assert late >= 2 and early >= 2
     with pytest.raises(ValueError, match="endgame"):
         PIMCAgent(cfg, endgame=-1)
+
+
+def _to_bury(cfg, seed):
+    """(engine, state) at the dealer's first bury decision of a hand HeuristicAgent plays."""
+    h = HeuristicAgent(cfg)
+    eng = Engine(cfg, 1, seed=seed)
+    s = eng.reset()
+    while s.phase[0] != Phase.BURY:
+        mask, obs = eng.legal_mask(s)[0], eng.observe(s)[0]
+        s, _, _ = eng.step(s, np.array([h.act({"observation": obs, "action_mask": mask})]))
+    return eng, s
+
+
+def test_bury_search_starts_from_the_real_position_after_each_bury():
+    """``bury=K``: a candidate bury played in the true deal of the other hands gives exactly
+    the engine's state after that bury — the dealer's observation and mask at the first lead —
+    and the agent makes the bury it chose, card by card (``bury=1``: the heuristic's)."""
+    from dataclasses import replace
+
+    from agents.baselines.heuristic import bury_options, plan_bury
+
+    cfg = Rules()
+    for seed in (0, 1):
+        eng, s = _to_bury(cfg, seed)
+        seat = int(s.to_act[0])
+        obs0, mask0 = eng.observe(s)[0], eng.legal_mask(s)[0]
+        view = decode(obs0, cfg)
+        ctx = TrumpContext.from_rules(view.level, view.trump, cfg)
+        cands = bury_options(view.hand, ctx, cfg.kitty_size, True, 6)
+        assert (cands[0] == plan_bury(view.hand, ctx, cfg.kitty_size)).all()
+        assert len({c.tobytes() for c in cands}) == len(cands)
+        agent = PIMCAgent(cfg, seed=1, bury=6, bury_worlds=4)
+        first = agent.act({"observation": obs0, "action_mask": mask0})
+        chosen = agent.last_search.candidates[agent.last_search.chosen]
+        assert any((chosen == c).all() for c in cands) and chosen[first] > 0
+        t = s.copy()
+        while t.phase[0] == Phase.BURY:  # the agent completes its bury
+            a = agent.act({"observation": eng.observe(t)[0], "action_mask": eng.legal_mask(t)[0]})
+            assert eng.legal_mask(t)[0, a]
+            t, _, _ = eng.step(t, np.array([a]))
+        assert (t.kitty[0] == chosen).all()
+        after = replace(view, phase=Phase.PLAY, hand=(view.hand - chosen).astype(np.uint8),
+                        kitty=chosen.astype(np.uint8), selection=np.zeros(54, np.uint8),
+                        leading=True)
+        hands = np.stack([s.hands[0, (seat + r) % 4] for r in range(4)])
+        hands[0] = after.hand
+        w = world_states(Engine(cfg, 1), after, hands[None], chosen[None].astype(np.uint8),
+                         own_hand=False)
+        assert (eng.observe(w)[0] == eng.observe(t)[0]).all()
+        assert (eng.legal_mask(w)[0] == eng.legal_mask(t)[0]).all()
+        one = PIMCAgent(cfg, seed=1, bury=1)
+        one.act({"observation": obs0, "action_mask": mask0})
+        assert one.last_search is None or one.last_search.chosen == 0
+    with pytest.raises(ValueError, match="bury"):
+        PIMCAgent(cfg, bury=-1)

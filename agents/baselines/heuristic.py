@@ -133,6 +133,14 @@ def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,
     included): void short off-suits without aces or points, then fill with low off-suit cards;
     trump only when the off-suits run out. ``points_allowed=False`` (RULES.md §5.2 variant):
     point cards only when nothing else is left."""
+    return bury_options(hand, ctx, size, points_allowed)[0]
+
+
+def bury_options(hand: np.ndarray, ctx: TrumpContext, size: int, points_allowed: bool = True,
+                 limit: int = 1) -> list[np.ndarray]:
+    """Up to ``limit`` distinct buries ``int64[54]``, best first by the heuristic's own score:
+    ``plan_bury``'s choice, then the buries that void another set of off-suits (each filled up
+    the same way). The search agent's bury candidates (``PIMCAgent(bury=K)``)."""
     hand = np.asarray(hand, dtype=np.int64)
     eff, idx = ctx.effective_suits, ctx.order_indices
     off = np.where(eff != TRUMP, hand, 0)
@@ -145,24 +153,30 @@ def plan_bury(hand: np.ndarray, ctx: TrumpContext, size: int,
         cost = cost + 1000.0 * (POINTS > 0)
     trump_cost = 100.0 + idx + 2.0 * POINTS + (0.0 if points_allowed else 1000.0 * (POINTS > 0))
     if int(off.sum()) <= size:
-        return pick_cheapest(hand, size, np.where(eff == TRUMP, trump_cost, cost))
+        return [pick_cheapest(hand, size, np.where(eff == TRUMP, trump_cost, cost))]
     suits = [s for s in range(4) if off[eff == s].sum() > 0]
-    best, best_score = (), -1e9
+    scored = []  # (score, enumeration order, voided suits); the first best is plan_bury's
     for chosen_mask in range(1 << len(suits)):
         chosen = [suits[i] for i in range(len(suits)) if chosen_mask >> i & 1]
         n = sum(int(off[eff == s].sum()) for s in chosen)
         if n > size:
             continue
         paid = sum(float((off * cost)[eff == s].sum()) for s in chosen)
-        score = 12.0 * len(chosen) - paid
-        if score > best_score:
-            best, best_score = tuple(chosen), score
-    voided = np.where(np.isin(eff, best), off, 0)
-    rest = hand - voided
-    # fill from the shortest remaining suits first (towards the next void); trump last
-    suit_len = np.array([rest[eff == s].sum() for s in range(5)], dtype=np.float64)
-    fill_cost = np.where(eff == TRUMP, trump_cost, cost + 0.3 * suit_len[eff])
-    return voided + pick_cheapest(rest, size - int(voided.sum()), fill_cost)
+        scored.append((12.0 * len(chosen) - paid, chosen_mask, tuple(chosen)))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    out: list[np.ndarray] = []
+    for _, _, chosen in scored:
+        voided = np.where(np.isin(eff, chosen), off, 0)
+        rest = hand - voided
+        # fill from the shortest remaining suits first (towards the next void); trump last
+        suit_len = np.array([rest[eff == s].sum() for s in range(5)], dtype=np.float64)
+        fill_cost = np.where(eff == TRUMP, trump_cost, cost + 0.3 * suit_len[eff])
+        bury = voided + pick_cheapest(rest, size - int(voided.sum()), fill_cost)
+        if not any((bury == b).all() for b in out):
+            out.append(bury)
+        if len(out) >= limit:
+            break
+    return out
 
 
 class HeuristicAgent(BasePolicy):

@@ -45,16 +45,52 @@ def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
                    ctx: TrumpContext) -> list[tuple[int, np.ndarray]]:
     """Every ``(top, cards int64[54])`` unit of shape (k, length) that ``counts`` holds in
     ``suit`` (RULES.md §6.1); at a position with several identities the first one with k copies."""
-    have = counts.tolist()  # Python ints: element access on arrays is slow
-    pick = [next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx)]
+    pick = _picks(counts, suit, k, ctx)
     out = []
-    for top in range(length - 1, len(pick)):
-        span = pick[top - length + 1: top + 1]
-        if min(span) >= 0:
-            u = np.zeros(54, dtype=np.int64)
-            u[span] = k
-            out.append((top, u))
+    for top in unit_tops(counts, suit, k, length, ctx):
+        u = np.zeros(54, dtype=np.int64)
+        u[list(pick[top - length + 1: top + 1])] = k
+        out.append((top, u))
     return out
+
+
+def unit_tops(counts: np.ndarray, suit: int, k: int, length: int, ctx: TrumpContext) -> list[int]:
+    """The tops of :func:`units_of_shape`'s units, low to high, without building the units."""
+    pick = _picks(counts, suit, k, ctx)
+    return [top for top in range(length - 1, len(pick)) if min(pick[top - length + 1: top + 1]) >= 0]
+
+
+def _picks(counts: np.ndarray, suit: int, k: int, ctx: TrumpContext) -> tuple[int, ...]:
+    """Per position of ``suit`` (low → high), the first identity (suit order) of which
+    ``counts`` holds at least ``k`` copies, -1 for none. Cached: rollouts ask for the same
+    holdings many times."""
+    cache = ctx.cache("heuristic_picks")
+    key = (suit, k, counts.dtype.char, counts.tobytes())
+    pick = cache.get(key)
+    if pick is None:
+        have = counts.tolist()  # Python ints: element access on arrays is slow
+        pick = tuple(next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx))
+        if len(cache) >= 1 << 16:
+            cache.clear()
+        cache[key] = pick
+    return pick
+
+
+def _ctx_tables(ctx: TrumpContext) -> tuple:
+    """Per trump context, read-only: effective suit and order index of each card id
+    (``int64[54]``), one ``bool[54]`` mask per effective suit, and each card's strength
+    (order index, plus ``TRUMP_BONUS`` for trumps; ``float64[54]``)."""
+    cache = ctx.cache("heuristic")
+    tables = cache.get("tables")
+    if tables is None:
+        eff = ctx.effective_suits.astype(np.int64)
+        idx = ctx.order_indices.astype(np.int64)
+        masks = [eff == s for s in range(5)]
+        strength = idx + np.where(eff == TRUMP, TRUMP_BONUS, 0.0)
+        for a in (eff, idx, *masks, strength):
+            a.flags.writeable = False
+        tables = cache["tables"] = (eff, idx, masks, strength)
+    return tables
 
 
 def pick_cheapest(pool: np.ndarray, n: int, cost: np.ndarray) -> np.ndarray:
@@ -97,8 +133,8 @@ class Table:
         if view.dealer == 0:
             seen = seen + view.kitty
         unseen = np.maximum(np.full(54, rules.decks, dtype=np.int64) - seen, 0)
-        t = cls(view, rules, ctx, hand, unseen, ctx.effective_suits.astype(np.int64),
-                ctx.order_indices.astype(np.int64))
+        eff, idx, _, _ = _ctx_tables(ctx)
+        t = cls(view, rules, ctx, hand, unseen, eff, idx)
         t.dealer_side = bool(view.dealer_side)
         if view.my_side is not None:  # find-friends (RULES.md §10.6)
             t.partners = known_partners(view, t.eff, rules.decks)
@@ -112,9 +148,9 @@ class Table:
         return t
 
     # ---------------------------------------------------------------- derived facts
-    @cached_property
+    @property
     def _suit_masks(self) -> list[np.ndarray]:
-        return [self.eff == s for s in range(5)]  # bool[54] per effective suit
+        return _ctx_tables(self.ctx)[2]  # bool[54] per effective suit
 
     def suit_cards(self, counts: np.ndarray, suit: int) -> np.ndarray:
         return np.where(self._suit_masks[suit], counts, 0)
@@ -136,8 +172,8 @@ class Table:
         A unit of mine with a top at least this high cannot be beaten (§7.3)."""
         key = (suit, k, length)
         if key not in self._unseen_tops:
-            tops = [tp for tp, _ in units_of_shape(self.unseen, suit, k, length, self.ctx)]
-            self._unseen_tops[key] = max(tops, default=-1)
+            self._unseen_tops[key] = max(unit_tops(self.unseen, suit, k, length, self.ctx),
+                                         default=-1)
         return self._unseen_tops[key]
 
     def may_be_void(self, rel: int, suit: int) -> bool:
@@ -157,7 +193,7 @@ class Table:
     def costs(self) -> dict[str, np.ndarray]:
         """Per-card costs ``float64[54]``: ``keep`` (ducking), ``give`` (to a partner),
         ``discard`` (off-suit, when void): low = play it."""
-        strength = self.idx + np.where(self.eff == TRUMP, TRUMP_BONUS, 0.0)
+        strength = _ctx_tables(self.ctx)[3]
         tops = np.array(self._top_unseen)
         winner = self.idx > tops[self.eff]
         pair = (self.hand >= 2) & (self.rules.decks >= 2)
@@ -173,9 +209,9 @@ class Table:
     def lead(self) -> np.ndarray:
         return self.plays[0]
 
-    @property
+    @cached_property
     def lead_suit(self) -> int:
-        return int(self.eff[np.flatnonzero(self.lead)[0]])
+        return int(self.eff[int(self.lead.argmax())])  # a lead is one effective suit (§7.1)
 
     @cached_property
     def lead_units(self) -> list:
@@ -215,12 +251,12 @@ class Table:
                 return False
             # my ruff may be overruffed: only if unseen trumps hold a higher primary unit
             k, length = units[0].shape
-            mine = [t for t, _ in units_of_shape(play, TRUMP, k, length, self.ctx)]
+            mine = unit_tops(play, TRUMP, k, length, self.ctx)
             return bool(mine) and max(mine) >= self.unseen_top(TRUMP, k, length)
         if play_suit != suit or len(units) > 1:
             return True  # a validated throw or a ruff nobody after me can overruff
         k, length = units[0].shape
-        mine = [t for t, _ in units_of_shape(play, suit, k, length, self.ctx)]
+        mine = unit_tops(play, suit, k, length, self.ctx)
         return bool(mine) and max(mine) >= self.unseen_top(suit, k, length)
 
 
@@ -400,7 +436,7 @@ def _in_suit_wins(t: Table, winner: int) -> list[tuple[int, np.ndarray]]:
         return []  # a validated throw cannot be beaten in its suit (§9.3)
     k, length = units[0].shape
     suit = t.lead_suit
-    best = [tp for tp, _ in units_of_shape(t.plays[winner], suit, k, length, t.ctx)]
+    best = unit_tops(t.plays[winner], suit, k, length, t.ctx)
     if not best:
         return []
     mine = units_of_shape(t.suit_cards(t.hand, suit), suit, k, length, t.ctx)
@@ -418,7 +454,7 @@ def _ruffs(t: Table, winner: int) -> list[np.ndarray]:
         k, length = units[0].shape
         best = -1  # an in-suit winner is beaten by any ruff; a ruff only by a higher one (§9.2)
         if int(t.eff[np.flatnonzero(t.plays[winner])[0]]) == TRUMP:
-            best = max((tp for tp, _ in units_of_shape(t.plays[winner], TRUMP, k, length, t.ctx)),
+            best = max(unit_tops(t.plays[winner], TRUMP, k, length, t.ctx),
                        default=99)
         return [u for tp, u in units_of_shape(trumps, TRUMP, k, length, t.ctx) if tp > best]
     # a throw: the lowest trump units of each shape, singles from the cheapest rest

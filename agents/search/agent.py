@@ -46,12 +46,13 @@ from __future__ import annotations
 import time
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
 from agents import BasePolicy, HeuristicAgent, RandomAgent
+from agents.baselines.heuristic import bury_options
 from agents.plays import follow_plays, lead_plays, play_key
 from shengji_env import Rules
 from shengji_env.core import Engine
@@ -65,6 +66,12 @@ from .rollout import NetRollout, PolicyRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
 __all__ = ["PIMCAgent", "SearchRecord"]
+
+# plans a rollout HeuristicAgent keeps: a lead's END comes one step after its card, and in between
+# every other game of the batch (worlds x candidates, ~100) plans its own play — with the agent's
+# default 64 a third of those ENDs found their plan evicted and planned it again. The plan is a
+# function of the observation, so the cache size never changes a decision.
+ROLLOUT_PLANS = 1024
 
 
 @dataclass
@@ -125,6 +132,13 @@ class PIMCAgent(BasePolicy):
     * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
+    * ``bury``: bury candidates searched when the seat is the dealer (0: ``HeuristicAgent``'s
+      bury, unsearched): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
+      first, then those voiding another set of off-suits), each played out to the end of the
+      hand from the first lead in the same ``worlds + recheck`` deals of the other hands, and
+      chosen like a play (best mean on the selection worlds, recheck against the heuristic's),
+      in ``bury_worlds`` (48) selection and as many recheck worlds: a whole hand's outcome
+      varies far more than the rest of one, and there is one bury per hand;
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
@@ -147,7 +161,7 @@ class PIMCAgent(BasePolicy):
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
-                 endgame: int = 5):
+                 endgame: int = 5, bury: int = 0, bury_worlds: int = 48):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -192,7 +206,8 @@ class PIMCAgent(BasePolicy):
         if rollout == "net":
             self.rollout = self.prior
         elif rollout == "heuristic":
-            self.rollout = PolicyRollout(HeuristicAgent(self.rules), np.random.default_rng(0))
+            self.rollout = PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
+                                         np.random.default_rng(0))
         elif rollout == "random":
             self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
         else:
@@ -200,10 +215,14 @@ class PIMCAgent(BasePolicy):
         self.endgame = int(endgame)
         if self.endgame < 0:
             raise ValueError(f"endgame={endgame!r}; expected a card count, at least 0")
+        self.bury, self.bury_worlds = int(bury), int(bury_worlds)
+        if self.bury < 0 or self.bury_worlds < 1:
+            raise ValueError(f"bury={bury!r} (candidates) must be at least 0 and "
+                             f"bury_worlds={bury_worlds!r} at least 1")
         # the endgame's rollouts: HeuristicAgent itself, exact where the hand is short enough
         # for its one Python call per game and decision to fit the budget
         self.endgame_rollout = (self.rollout if rollout == "heuristic" or not self.endgame
-                                else PolicyRollout(HeuristicAgent(self.rules),
+                                else PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
                                                    np.random.default_rng(0)))
         self.plan_engine = Engine(self.rules, 1)
         self.roll_engine = Engine(self.rules, 1, auto_forced=True)
@@ -240,8 +259,12 @@ class PIMCAgent(BasePolicy):
         selection = np.rint(observation[self._sel]).astype(np.int64)
         if plan is None and not selection.any():
             view = decode(observation, self.rules)
-            if view.phase == Phase.PLAY:
-                plan = self._search(view, observation, mask, self._rng(observation, rng))
+            searched = view.phase == Phase.PLAY or (
+                view.phase == Phase.BURY and self.bury > 0 and view.dealer == 0
+                and self.rules.partnership == "FIXED")
+            if searched:
+                search = self._search if view.phase == Phase.PLAY else self._search_bury
+                plan = search(view, observation, mask, self._rng(observation, rng))
                 self.last_search = self.last
                 self._plans[key] = plan
                 if len(self._plans) > 64:
@@ -354,11 +377,62 @@ class PIMCAgent(BasePolicy):
             else:  # "all" (R = 0: the selection worlds themselves, as in "pair")
                 paired = score[check] if R else score
                 d = paired[:, best] - paired[:, inc]
-            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
-            diff = (float(d.mean()), float(se))
-            chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
+            chosen, diff = self._recheck(d, best, inc)
         self.last = SearchRecord(cands, chosen, mean, np.nanmean(score, 0), raw, best, inc, diff,
                                  worlds_used)
+        self.stats["searched"] += 1
+        self.stats["search_s"] += time.perf_counter() - start
+        return cands[chosen]
+
+    def _recheck(self, d: np.ndarray, best: int, inc: int) -> tuple[int, tuple]:
+        """The confidence recheck: ``best`` replaces the incumbent ``inc`` only if its paired
+        score difference ``d`` (float[R]) on the recheck worlds is above ``z`` standard errors
+        (and above 0). Returns (chosen index, (mean, standard error))."""
+        se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0.0
+        chosen = best if d.mean() > self.z * se and d.mean() > 0 else inc
+        return chosen, (float(d.mean()), float(se))
+
+    def _search_bury(self, view, observation: np.ndarray, mask: np.ndarray,
+                     rng: np.random.Generator) -> np.ndarray:
+        """The dealer's bury ``int64[54]`` (option ``bury``): each candidate bury is played out
+        from the first lead to the end of the hand in the same deals of the other seats' cards
+        (they do not depend on what the dealer buries), by the rollout policy; chosen like a
+        play (``_search``, ``recheck_play="all"``), the heuristic's bury the incumbent."""
+        start = time.perf_counter()
+        ctx = TrumpContext.from_rules(view.level, view.trump, self.rules)
+        cands = bury_options(view.hand, ctx, self.rules.kitty_size,
+                             self.rules.kitty_point_cards_allowed, self.bury)
+        self.last = SearchRecord(cands)
+        if len(cands) == 1:
+            return cands[0]
+        K, W = len(cands), self.bury_worlds
+        R = W if self.recheck else 0
+        # the position after each bury: the dealer (me) to lead the first trick
+        after = [replace(view, phase=Phase.PLAY, hand=(view.hand - b).astype(np.uint8),
+                         kitty=b.astype(np.uint8), selection=np.zeros(54, np.uint8),
+                         leading=True) for b in cands]
+        hands, _ = self.sampler.sample(after[0], W + R, rng)
+        hands = np.repeat(hands, K, axis=0)              # world-major: row w·K + k
+        own = np.stack([a.hand for a in after])           # uint8[K, 54]
+        hands[:, 0] = np.tile(own, (W + R, 1))
+        kitty = np.tile(np.stack([a.kitty for a in after]), (W + R, 1))
+        S = world_states(self.plan_engine, after[0], hands, kitty, own_hand=False)
+        t, c = time.perf_counter(), time.process_time()
+        values, _ = play_out(self.plan_engine, self.roll_engine, S,
+                             np.full((len(hands), 1), -1, dtype=np.int64), self.rollout)
+        self.stats["rollout_s"] += time.perf_counter() - t
+        self.stats["rollout_cpu_s"] += time.process_time() - c
+        self.stats["rollouts"] += len(hands)
+        raw = values.reshape(W + R, K, 3)
+        score = self._value(raw)
+        mean = score[:W].mean(0)
+        order = np.lexsort((np.arange(K), np.arange(K) != 0, -mean))  # ties: the heuristic's
+        best = chosen = int(order[0])
+        diff = None
+        if best != 0:
+            paired = score[W:] if R else score
+            chosen, diff = self._recheck(paired[:, best] - paired[:, 0], best, 0)
+        self.last = SearchRecord(cands, chosen, mean, score.mean(0), raw, best, 0, diff, W + R)
         self.stats["searched"] += 1
         self.stats["search_s"] += time.perf_counter() - start
         return cands[chosen]

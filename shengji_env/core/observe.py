@@ -117,8 +117,9 @@ def layout(cfg) -> dict[str, slice]:
     return out
 
 
+@lru_cache(maxsize=64)
 def size(cfg) -> int:
-    """N, the length of the observation vector under ``cfg``."""
+    """N, the length of the observation vector under ``cfg`` (cached)."""
     return sum(s for _, s in _blocks(cfg))
 
 
@@ -160,7 +161,11 @@ class ObservationView:
 
 def _onehot_index(v: np.ndarray) -> int:
     """The first index of ``v`` above 0.5, -1 if none (argmax of a bool array: the first True)."""
-    hot = v > 0.5
+    return _first_hot(v > 0.5)
+
+
+def _first_hot(hot: np.ndarray) -> int:
+    """The first True index of ``hot`` (bool[n]), -1 if none."""
     i = int(hot.argmax())
     return i if hot[i] else -1
 
@@ -171,36 +176,45 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
     if obs.shape != (size(cfg),):
         raise ValueError(f"observation has shape {obs.shape}; expected ({size(cfg)},) for these rules")
     at = layout(cfg)
+    # one rounding for the card blocks (hand .. kitty are contiguous; the one-hot trick_leader
+    # between them rounds to itself) and one comparison for every one-hot block: the heuristic
+    # decodes once per decision, and a search's rollouts make tens of thousands of them
+    counts = np.rint(obs[:at["kitty"].stop]).astype(np.uint8)
+    hot = obs > 0.5
 
     def cards_(name, rows=None):
-        v = np.rint(obs[at[name]]).astype(np.uint8)
+        v = counts[at[name]]
         return v if rows is None else v.reshape(rows, 54)
+
+    def first(name):
+        return _first_hot(hot[at[name]])
 
     def scalar(name):
         return float(obs[at[name].start])
 
-    trump = _onehot_index(obs[at["trump"]])
-    dealer = _onehot_index(obs[at["dealer"]])
+    trump = first("trump")
+    dealer = first("dealer")
     decl = obs[at["declaration"]]
     hand_size = (54 * cfg.decks - cfg.kitty_size) // 4
     return ObservationView(
         hand=cards_("hand"), selection=cards_("selection"), trick=cards_("trick", 4),
-        trick_leader=_onehot_index(obs[at["trick_leader"]]), played=cards_("played", 4),
+        trick_leader=first("trick_leader"), played=cards_("played", 4),
         shown=cards_("shown", 4), revealed=cards_("revealed", 4), kitty=cards_("kitty"),
-        voids=obs[at["voids"]].reshape(4, 5) > 0.5, level=_onehot_index(obs[at["level"]]),
+        voids=hot[at["voids"]].reshape(4, 5), level=first("level"),
         trump=-1 if trump in (-1, 5) else trump, dealer=-1 if dealer in (-1, 4) else dealer,
-        declarer=_onehot_index(obs[at["declarer"]][:4]),
-        declaration_kind=_onehot_index(decl[:3]),
+        declarer=_first_hot(hot[at["declarer"]][:4]),
+        declaration_kind=_first_hot(hot[at["declaration"]][:3]),
         declaration_count=int(round(float(decl[3]) * cfg.decks)),
         attacker_points=scalar("attacker_points") * 100 * cfg.decks,
         tricks_done=int(round(scalar("tricks_done") * hand_size)),
         lead_size=int(round(scalar("lead_size") * hand_size)),
         cards_dealt=int(round(scalar("cards_dealt") * 4 * hand_size)),
         leading=scalar("leading") > 0.5, dealer_side=scalar("dealer_side") > 0.5,
-        phase=Phase(_onehot_index(obs[at["phase"]])),
+        phase=Phase(first("phase")),
         team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
                      _onehot_index(obs[at["team_levels"]][13:])) if "team_levels" in at else None,
-        candidates=cards_("candidates", max_choices(cfg.decks)) if "candidates" in at else None,
+        candidates=(np.rint(obs[at["candidates"]]).astype(np.uint8).reshape(max_choices(cfg.decks), 54)
+                    if "candidates" in at else None),
         **(_decode_friend(obs, at, hand_size) if "friend_card" in at else {}))
 
 

@@ -27,12 +27,14 @@ from .trick import _has_tractor
 __all__ = ["world_states"]
 
 
-def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray) -> BatchState:
+def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
+                 own_hand: bool = True) -> BatchState:
     """A ``BatchState`` of W games, one per world, at ``view``'s PLAY decision.
 
     ``view``: the deciding seat's ``ObservationView`` (phase PLAY, fixed partnership);
     ``hands``: ``uint8[W, 4, 54]`` — cards of each *relative* seat (row 0 must be the view's
-    hand); ``kitty``: ``uint8[W, 54]`` — the buried kitty of each world.
+    hand, unless ``own_hand=False``: the dealer's bury candidates, each world with the cards
+    its bury keeps); ``kitty``: ``uint8[W, 54]`` — the buried kitty of each world.
     """
     cfg = eng.cfg
     if view.phase != Phase.PLAY:
@@ -45,7 +47,7 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray) -> BatchState:
     if hands.shape != (W, 4, 54) or kitty.shape != (W, 54):
         raise ValueError(f"hands must be uint8[W, 4, 54] and kitty uint8[W, 54]; got "
                          f"{hands.shape} and {kitty.shape}")
-    if not (hands[:, 0] == view.hand).all():
+    if own_hand and not (hands[:, 0] == view.hand).all():
         raise ValueError("row 0 of every world's hands must be the seat's own hand")
     s = BatchState.zeros(W, cfg)
     s.hands[:] = hands

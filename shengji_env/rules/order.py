@@ -59,6 +59,19 @@ class TrumpContext:
         object.__setattr__(self, "decks", int(self.decks))
         object.__setattr__(self, "always_trump_two", bool(self.always_trump_two))
 
+    def cache(self, name: str) -> dict:
+        """A dict kept on this context for memoising a function of it (``patterns.decompose``,
+        the heuristic's tables): faster than a module dict keyed by the context, and gone with
+        it. Pickles leave these out; a process refills them as it goes."""
+        key = "_cache_" + name
+        d = self.__dict__.get(key)
+        if d is None:
+            d = self.__dict__[key] = {}
+        return d
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_cache_")}
+
     @classmethod
     def from_rules(cls, level, trump, rules) -> TrumpContext:
         """The context of a hand played under ``rules`` (a ``Rules``)."""

@@ -66,8 +66,25 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
     ``ValueError`` if the cards mix effective suits.
     """
     counts = np.asarray(counts)
+    # Cached per context by the counts' bytes: searches and the heuristic decompose the same
+    # holdings over and over. The cached units' arrays are read-only, so no caller can change them.
+    cache = ctx.cache("decompose")
+    key = (counts.dtype.char, counts.tobytes())
+    units = cache.get(key)
+    if units is None:
+        units = _decompose(counts, ctx)
+        if len(cache) >= _DECOMPOSE_CACHE:
+            cache.clear()
+        cache[key] = units
+    return list(units)
+
+
+_DECOMPOSE_CACHE = 1 << 16  # holdings per context kept (a few MB at most)
+
+
+def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
     if not counts.any():
-        return []
+        return ()
     suit = single_suit(counts, ctx)
     layout = suit_layout(suit, ctx)
     order = ctx.order_indices
@@ -101,8 +118,9 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
     for k, length, top, ids, _ in found:
         unit = np.zeros(NUM_CARDS, dtype=np.uint8)
         unit[list(ids)] = k
+        unit.flags.writeable = False
         units.append(Unit(k, length, top, unit))
-    return units
+    return tuple(units)
 
 
 def is_tractor(counts: np.ndarray, ctx: TrumpContext) -> bool:
