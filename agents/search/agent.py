@@ -23,13 +23,14 @@ At each PLAY decision where it has a choice, the agent
 
 The plan is made at the first card of a play and emitted one card per call (the observation's
 ``selection`` block shows the progress; the plan is cached by the observation without that
-block, as ``HeuristicAgent`` does). Declaring, the bury and choosing a failed throw's unit are
-``HeuristicAgent``'s. With one world and one candidate it plays the rollout policy's play.
+block, as ``HeuristicAgent`` does). Declaring and choosing a failed throw's unit are
+``HeuristicAgent``'s, and so is the bury unless ``bury`` asks for a search of it. With one
+world and one candidate it plays the rollout policy's play.
 
 **The search record** (public; for tools and for learning from the search, e.g.
 ``agents.learners.expert``): after every ``act`` call ``last_search`` is the ``SearchRecord`` of
 the search that call ran, or ``None`` when it ran none (a later card of a planned play,
-declaring, the bury); ``last`` is the most recent record. A record holds the candidate whole
+declaring, an unsearched bury); ``last`` is the most recent record. A record holds the candidate whole
 plays, their mean scores over the selection worlds (what chose the best), over every world
 played, the raw rollout outcomes, the chosen play and the recheck's verdict. Recording changes
 no decision (tested). ``act_with_options`` gives, like ``HeuristicAgent``'s, every action that
@@ -135,10 +136,10 @@ class PIMCAgent(BasePolicy):
     * ``bury``: bury candidates searched when the seat is the dealer (0: ``HeuristicAgent``'s
       bury, unsearched): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
       first, then those voiding another set of off-suits), each played out to the end of the
-      hand from the first lead in the same ``worlds + recheck`` deals of the other hands, and
-      chosen like a play (best mean on the selection worlds, recheck against the heuristic's),
-      in ``bury_worlds`` (48) selection and as many recheck worlds: a whole hand's outcome
-      varies far more than the rest of one, and there is one bury per hand;
+      hand from the first lead in the same deals of the other hands, and chosen like a play
+      (best mean on ``bury_worlds`` (48) selection deals, then the recheck against the
+      heuristic's bury on as many more): more deals than a play gets, since a whole hand's
+      outcome varies far more than the rest of one, and there is one bury per hand;
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
