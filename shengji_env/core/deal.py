@@ -13,12 +13,13 @@ import numpy as np
 
 from ..rules import seats
 from ..rules.actions import DECLARE_BASE, PASS
-from .counts import rows as game_rows
+from .counts import put_rows, rows as game_rows
 
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
 _LEVEL_COLS = np.array([True, True, True, True, False, False])
 _ONE = np.uint8(1)
+_POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -129,8 +130,11 @@ def prepare_counts(eng, s, G):
     # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
     at = s.level[G].astype(np.int64)[:, None] * 54 + game_rows(s.deck, G)[:, :4 * h]
     onehot = _DECLARABLE_ONEHOT.take(at, axis=0)  # int8[g, 4h, 6]
-    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1, dtype=np.int8).reshape(
-        G.size, 4 * h, 6)  # counts ≤ decks: int8 exact
+    # the running sum over rounds of a round's 24 counts, as three uint64 words of eight byte
+    # lanes each (exact: a lane holds a count of one column, ≤ decks, and never carries; 8x
+    # fewer elements than an int8 cumsum, which numpy runs element by element down the axis)
+    put_rows(s.deal_counts, G, onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1)
+             .view(np.int8).reshape(G.size, 4 * h, 6))
 
 
 def _declarable_onehot() -> np.ndarray:
@@ -190,10 +194,11 @@ def plan_deal(eng, s, G, quiet=None, fresh=False):
     ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
-    j = np.arange(total)
-    first = np.where(ok, j, total)
-    s.deal_next[G, :total] = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1]
-    s.deal_next[G, total] = total
+    nxt = np.empty((G.size, total + 1), dtype=np.int16)  # the games' rows of deal_next
+    nxt[:, total] = total
+    np.minimum.accumulate(np.where(ok, _POSITIONS[:total], total)[:, ::-1], axis=1,
+                          out=nxt[:, total - 1::-1])
+    put_rows(s.deal_next, G, nxt)
 
 
 def _fewest_needed(eng, s, G) -> np.ndarray:

@@ -56,7 +56,7 @@ def start_episodes(eng, s, G) -> None:
         s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
     first = np.where(s.has_given[G], s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
-    for g in G:
+    for g in G.tolist():
         s.history[g] = []
     s.log_len[G] = 0
     s.done[G] = False
