@@ -111,29 +111,30 @@ def mask_play(eng, s, G, out):
     free = hand > sel
     n_sel = count_sum(sel)
     leading = (s.lead_n if every else s.lead_n[G]) == 0
-    out[:, END] = leading & (n_sel > 0)
-    L = leading.nonzero()[0]
-    if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
+    selecting = leading & (n_sel > 0)  # leaders who have selected a card
+    out[:, END] = selecting
+    F = (~leading).nonzero()[0]
+    if not F.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
         out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
         return
-    if not L.size:
+    if F.size == G.size:
         out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
         return
-    F = (~leading).nonzero()[0]  # leaders make about half of the PLAY decisions of random
-    # play: each side on its own rows (the follow rules are the costly part; both rules over
-    # every row and one select cost 30% more instructions, callgrind)
-    legal = np.empty((G.size, 54), dtype=bool)
+    # leaders make about half of the PLAY decisions of random play: their cards are their free
+    # cards (narrowed to one suit in place for those who have selected), so ``free`` takes the
+    # leaders' rows without gathers and the followers' rows are replaced (the follow rules on
+    # their own rows: both rules over every row and one select cost 30% more instructions)
+    legal = _lead_cards(eng, s, G, sel, free, selecting)
     put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
                                      rows(free, F), n_sel[F]))
-    put_rows(legal, L, _lead_cards(eng, s, G[L], rows(sel, L), rows(free, L), n_sel[L]))
     out[:, :54] = legal
 
 
-def _lead_cards(eng, s, G, sel, free, n_sel):
+def _lead_cards(eng, s, G, sel, free, selected):
     """§7.2: any held card; once a card is selected, only cards of its effective suit (the
-    suit is looked up for the leaders who have selected a card only). ``free`` may be
-    returned (and then changed by the caller)."""
-    K = n_sel.nonzero()[0]
+    suit is looked up for the rows where ``selected`` is nonzero only: the leaders who have
+    selected a card). ``free`` may be changed in place and returned."""
+    K = selected.nonzero()[0]
     if not K.size:
         return free
     GK = G[K] if K.size < G.size else G
@@ -141,7 +142,7 @@ def _lead_cards(eng, s, G, sel, free, n_sel):
     allowed = suit_rows(eng, s, GK, first_suit(s, GK, selK))
     if K.size == G.size:
         return (free.view(np.uint8) & allowed).view(bool)
-    free[K] = (rows(free, K).view(np.uint8) & allowed).view(bool)
+    put_rows(free, K, (rows(free, K).view(np.uint8) & allowed).view(bool))
     return free
 
 
