@@ -254,6 +254,7 @@ def commit_leads(eng, s, G):
     n = count_sum(sel)
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
+    facts = None  # the leads' facts for set_leads, where known here (1-2 decks)
     if eng.switches.tuples:
         idx = rows(s.idx, G)
         pbits = _pair_bits(sel, idx)
@@ -280,9 +281,22 @@ def commit_leads(eng, s, G):
         contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
         simple = (n[M] == 2 * pairs) & (np.bitwise_count(pbits) == pairs) & contiguous
         tractorish = (pbits & (pbits >> 1)) != 0
+        # a lead that stands is the selection: its facts are the ones just found (set_leads
+        # need not count them again); a failed throw's forced unit is patched below
+        suit = first_suit(s, G, sel)
+        lead_n, lead_pairs = n.copy(), np.zeros(G.size, dtype=np.int16)
+        tractor = np.zeros(G.size, dtype=bool)
+        lead_pairs[M], tractor[M] = pairs, tractorish
+        facts = lead_n, suit, lead_pairs, tractor
         V = M[~simple & ~tractorish]
         if V.size:
-            lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
+            lead[V], chooser[V], forced_pair, forced = _pairs_and_singles_throws(
+                eng, s, G[V], sel[V], n[V], suit[V])
+            # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
+            # 1 pair; neither holds a tractor)
+            F = V[forced]
+            lead_n[F] = 1 + forced_pair[forced]
+            lead_pairs[F] = forced_pair[forced]
         chains = M[~simple & tractorish]
     for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
@@ -303,27 +317,33 @@ def commit_leads(eng, s, G):
         else:
             lead[i] = res.forced
             _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
+            if facts is not None:  # the forced unit (it may be a tractor): counted afresh
+                for f, v in zip(facts, _lead_facts(eng, s, G[i:i + 1], lead[i:i + 1])):
+                    f[i:i + 1] = v
         _reveal(s, G[i:i + 1], sel[i:i + 1])
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     if chooser.any():
         Ch = G[chooser]
         s.phase[Ch] = CHOOSE
         s.to_act[Ch] = (s.leader[Ch] + 1) % 4
-        set_leads(eng, s, G[~chooser], lead[~chooser])
+        keep = ~chooser
+        set_leads(eng, s, G[keep], lead[keep], None if facts is None else [f[keep] for f in facts])
     else:
-        set_leads(eng, s, G, lead)
+        set_leads(eng, s, G, lead, facts)
 
 
-def _pairs_and_singles_throws(eng, s, G, sel, n):
-    """Validate throws whose units are pairs and singles only (§7.3-7.4), vectorised.
+def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
+    """Validate throws whose units are pairs and singles only (§7.3-7.4), vectorised;
+    ``suit``: their effective suit.
 
     A type fails when another hand holds a strictly higher unit of it in the led suit; the
     candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
-    Returns the leads ``uint8[g, 54]`` and which games wait for the next player's choice.
+    Returns the leads ``uint8[g, 54]``, which games wait for the next player's choice, and
+    which games lead a forced unit (``forced``) that is a pair (``forced_pair``; the others a
+    single).
     """
     idx = rows(s.idx, G)
     rows_ = np.arange(G.size)
-    suit = first_suit(s, G, sel)
     single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
@@ -372,7 +392,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     _reveal(s, G[failed], sel[failed])
     if _penalised(eng):
         _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
-    return lead, chooser
+    return lead, chooser, pick_pair, forced
 
 
 def first_beater(throw, others, ctx, leader: int, cfg) -> int:
@@ -494,22 +514,27 @@ def _charge_penalty(eng, s, G, returned):
     s.penalty[G] += (sign * amount).astype(np.int32)
 
 
-def set_leads(eng, s, G, lead):
-    """The lead stands: it leaves the leader's hand and opens the trick."""
+def _lead_facts(eng, s, G, lead):
+    """The facts of leads ``lead`` in games ``G`` that the follows and the trick read: cards,
+    effective suit, pairs, and whether the scalar rules judge them (``_scalar_lead``)."""
+    if eng.switches.pairs:
+        pairs = count_sum(lead >= 2)
+        tractor = _scalar_lead(eng, lead, rows(s.idx, G), pairs)
+    else:
+        pairs, tractor = 0, False
+    return count_sum(lead), first_suit(s, G, lead), pairs, tractor
+
+
+def set_leads(eng, s, G, lead, facts=None):
+    """The lead stands: it leaves the leader's hand and opens the trick. ``facts``: the
+    leads' ``_lead_facts`` if the caller knows them."""
     if not G.size:
         return
     leader = s.leader[G].astype(np.int64)
     at = G * 4 + leader  # rows of the [B·4, 54] views of hands, trick, revealed
     put_rows(s.lead, G, lead)
-    s.lead_n[G] = count_sum(lead)
-    s.lead_suit[G] = first_suit(s, G, lead)
-    if eng.switches.pairs:
-        pairs = count_sum(lead >= 2)
-        s.lead_pairs[G] = pairs
-        s.lead_tractor[G] = _scalar_lead(eng, lead, rows(s.idx, G), pairs)
-    else:
-        s.lead_pairs[G] = 0
-        s.lead_tractor[G] = False
+    s.lead_n[G], s.lead_suit[G], s.lead_pairs[G], s.lead_tractor[G] = (
+        _lead_facts(eng, s, G, lead) if facts is None else facts)
     hands = s.hands.reshape(-1, 54)
     put_rows(hands, at, rows(hands, at) - lead)
     _unreveal(s, at, lead)
@@ -601,7 +626,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
     plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
-    scalar = s.lead_tractor[G].copy()
+    scalar = s.lead_tractor[G]
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
@@ -611,11 +636,12 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
+    won = G * 4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
-    attackers_won = ~s.dealer_side[G, win_seat]
+    attackers_won = ~s.dealer_side.reshape(-1).take(won)
     s.captured[G] += pts * attackers_won
-    s.points_won[G, win_seat] += pts
+    s.points_won.reshape(-1)[won] += pts
     put_rows(s.played, G, rows(s.played, G) + tricks)
     put_rows(s.last_lead, G, rows(s.lead, G))
     s.last_winner[G] = win_seat
@@ -625,7 +651,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
-    over = count_sum(seat_rows(s.hands, G, win_seat)) == 0  # (an exact count: cheaper than any)
+    over = count_sum(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]
