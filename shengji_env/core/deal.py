@@ -13,12 +13,13 @@ import numpy as np
 
 from ..rules import seats
 from ..rules.actions import DECLARE_BASE, PASS
-from .counts import rows as game_rows
+from .counts import put_rows, rows as game_rows
 
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
 _LEVEL_COLS = np.array([True, True, True, True, False, False])
 _ONE = np.uint8(1)
+_POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -127,10 +128,13 @@ def prepare_counts(eng, s, G):
     """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
     h = eng.cfg.hand_size
     # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
-    at = s.level[G].astype(np.int64)[:, None] * 54 + s.deck[G, :4 * h]
+    at = s.level[G].astype(np.int64)[:, None] * 54 + game_rows(s.deck, G)[:, :4 * h]
     onehot = _DECLARABLE_ONEHOT.take(at, axis=0)  # int8[g, 4h, 6]
-    s.deal_counts[G] = onehot.reshape(G.size, h, 4, 6).cumsum(axis=1, dtype=np.int8).reshape(
-        G.size, 4 * h, 6)  # counts ≤ decks: int8 exact
+    # the running sum over rounds of a round's 24 counts, as three uint64 words of eight byte
+    # lanes each (exact: a lane holds a count of one column, ≤ decks, and never carries; 8x
+    # fewer elements than an int8 cumsum, which numpy runs element by element down the axis)
+    put_rows(s.deal_counts, G, onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1)
+             .view(np.int8).reshape(G.size, 4 * h, 6))
 
 
 def _declarable_onehot() -> np.ndarray:
@@ -164,10 +168,11 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None):
+def plan_deal(eng, s, G, quiet=None, fresh=False):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
-    nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED)."""
+    nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
+    no declaration yet in any of them (a new hand: no lookup of the declarations)."""
     if not G.size:
         return
     h = eng.cfg.hand_size
@@ -176,26 +181,42 @@ def plan_deal(eng, s, G, quiet=None):
     # the fewest cards an acceptable action of that column needs (``declare_mask`` with its
     # actions folded per column: a small [g, 4, 6] instead of [g, 4h, D]). Card j = 4·r + q
     # goes to seat (first drawer + q) % 4.
-    need = _fewest_needed(eng, s, G)                                    # int8[g, 4, 6]
-    recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4    # int64[g, 4]
-    need = need[np.arange(G.size)[:, None], recv]                       # by position q
+    if fresh:  # nobody has declared: every seat needs the same
+        need = _fresh_need(eng)                                         # int8[1, 1, 24]
+    else:
+        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
+        recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4  # int64[g, 4]
+        need = need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)  # by position q
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
     hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
-                           need.reshape(G.size, 1, 24)).view(np.uint16).reshape(G.size, total, 3)
+                           need).view(np.uint16).reshape(G.size, total, 3)
     ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
     if quiet is not None:
         ok &= ~quiet[:, None]
-    j = np.arange(total)
-    first = np.where(ok, j, total)
-    s.deal_next[G, :total] = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1]
-    s.deal_next[G, total] = total
+    nxt = np.empty((G.size, total + 1), dtype=np.int16)  # the games' rows of deal_next
+    nxt[:, total] = total
+    np.minimum.accumulate(np.where(ok, _POSITIONS[:total], total)[:, ::-1], axis=1,
+                          out=nxt[:, total - 1::-1])
+    put_rows(s.deal_next, G, nxt)
 
 
 def _fewest_needed(eng, s, G) -> np.ndarray:
     """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
     LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
     return _allowed(eng, s, G, _fewest_table(eng))
+
+
+def _fresh_need(eng) -> np.ndarray:
+    """``int8[1, 1, 24]`` — ``_fewest_needed`` of a seat where nobody has declared (the row of
+    "no declaration" in ``_fewest_table``), for the four positions of a round (cached)."""
+    T = eng.tables
+    cached = T.__dict__.get("_fresh_need")
+    if cached is None:
+        none = _declaration_table(eng)[1][0, 0, 0]  # kind, suit -1 and k 0: no declaration
+        cached = T.__dict__["_fresh_need"] = np.tile(_fewest_table(eng)[0][0, none], 4).reshape(
+            1, 1, 24)
+    return cached
 
 
 _NONE = np.zeros(0, dtype=np.int64)

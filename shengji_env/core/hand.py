@@ -22,12 +22,13 @@ import numpy as np
 
 from ..rules import declare, scoring, seats
 from ..rules.actions import Phase
-from ..rules.game import new_deck
 from ..rules.order import NT
 from . import deal, log, trick
 from .tables import context_id
 
 OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
+# decks -> int8[54·decks]: every card id ``decks`` times in id order (``rules.game.new_deck``'s)
+_ORDERED_DECKS = {d: np.repeat(np.arange(54, dtype=np.int8), d) for d in range(1, 5)}
 
 
 # ------------------------------------------------------------------------------ start
@@ -55,7 +56,7 @@ def start_episodes(eng, s, G) -> None:
         s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
     first = np.where(s.has_given[G], s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
-    for g in G:
+    for g in G.tolist():
         s.history[g] = []
     s.log_len[G] = 0
     s.done[G] = False
@@ -73,12 +74,16 @@ def _seat_levels(levels):
 def start_hands(eng, s, G, dealers, drawers) -> None:
     """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
-    for g in G:
+    ordered = _ORDERED_DECKS[cfg.decks]
+    for g in G.tolist():
+        deck = s.deck[g]
         if s.has_given[g]:
-            s.deck[g] = s.given_deck[g]
+            deck[:] = s.given_deck[g]
             s.has_given[g] = False
-        else:
-            s.deck[g] = new_deck(s.rng(g), cfg.decks)
+        else:  # ``rules.game.new_deck`` (the permutation of a copy is a shuffle of it: the same
+            # draws) shuffled in place in the game's int8 row
+            deck[:] = ordered
+            s.rng(g).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
     s.first_hand[G] = dealers < 0
     s.dealer_side[G] = np.where((dealers >= 0)[:, None], _initial_side(eng, np.maximum(dealers, 0)),
@@ -99,7 +104,7 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
     s.phase[G] = Phase.DECLARE
     deal.prepare_counts(eng, s, G)
     quiet = deal.post_deal_mode(eng, s, G) | (cfg.declaration_mode == "FIXED")
-    deal.plan_deal(eng, s, G, quiet)
+    deal.plan_deal(eng, s, G, quiet, fresh=True)
     finish_declaring(eng, s, deal.advance_deal(eng, s, G))
 
 

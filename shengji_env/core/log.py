@@ -14,14 +14,19 @@ from .state import LOG_LEN, BatchState
 
 def record(s: BatchState, G, actions) -> None:
     """Append ``actions`` (``int[g]``) of the seats to act in games ``G`` to their logs."""
-    n = s.log_len[G].astype(np.int64)
+    every = G.size == s.num_games  # G = arange(B) (a step of the whole batch): no gathers
+    n = (s.log_len if every else s.log_len[G]).astype(np.int64)
     if (n >= LOG_LEN).any():  # a long episode (redeals): move the log into history
         for g in G[n >= LOG_LEN]:
             spill(s, int(g))
         n = s.log_len[G].astype(np.int64)
     # one entry per game: a flat index into the log
-    s.log.reshape(-1)[G * LOG_LEN + n] = (s.to_act[G].astype(np.int16) << 8) | actions.astype(np.int16)
-    s.log_len[G] += 1
+    seats = (s.to_act if every else s.to_act[G]).astype(np.int16)
+    s.log.reshape(-1)[G * LOG_LEN + n] = (seats << 8) | actions.astype(np.int16)
+    if every:
+        s.log_len += 1
+    else:
+        s.log_len[G] += 1
 
 
 def record_one(s: BatchState, g: int, action: int) -> None:

@@ -111,29 +111,30 @@ def mask_play(eng, s, G, out):
     free = hand > sel
     n_sel = count_sum(sel)
     leading = (s.lead_n if every else s.lead_n[G]) == 0
-    out[:, END] = leading & (n_sel > 0)
-    L = leading.nonzero()[0]
-    if L.size == G.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
+    selecting = leading & (n_sel > 0)  # leaders who have selected a card
+    out[:, END] = selecting
+    F = (~leading).nonzero()[0]
+    if not F.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
         out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
         return
-    if not L.size:
+    if F.size == G.size:
         out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
         return
-    F = (~leading).nonzero()[0]  # leaders make about half of the PLAY decisions of random
-    # play: each side on its own rows (the follow rules are the costly part; both rules over
-    # every row and one select cost 30% more instructions, callgrind)
-    legal = np.empty((G.size, 54), dtype=bool)
+    # leaders make about half of the PLAY decisions of random play: their cards are their free
+    # cards (narrowed to one suit in place for those who have selected), so ``free`` takes the
+    # leaders' rows without gathers and the followers' rows are replaced (the follow rules on
+    # their own rows: both rules over every row and one select cost 30% more instructions)
+    legal = _lead_cards(eng, s, G, sel, free, selecting)
     put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
                                      rows(free, F), n_sel[F]))
-    put_rows(legal, L, _lead_cards(eng, s, G[L], rows(sel, L), rows(free, L), n_sel[L]))
     out[:, :54] = legal
 
 
-def _lead_cards(eng, s, G, sel, free, n_sel):
+def _lead_cards(eng, s, G, sel, free, selected):
     """§7.2: any held card; once a card is selected, only cards of its effective suit (the
-    suit is looked up for the leaders who have selected a card only). ``free`` may be
-    returned (and then changed by the caller)."""
-    K = n_sel.nonzero()[0]
+    suit is looked up for the rows where ``selected`` is nonzero only: the leaders who have
+    selected a card). ``free`` may be changed in place and returned."""
+    K = selected.nonzero()[0]
     if not K.size:
         return free
     GK = G[K] if K.size < G.size else G
@@ -141,7 +142,7 @@ def _lead_cards(eng, s, G, sel, free, n_sel):
     allowed = suit_rows(eng, s, GK, first_suit(s, GK, selK))
     if K.size == G.size:
         return (free.view(np.uint8) & allowed).view(bool)
-    free[K] = (rows(free, K).view(np.uint8) & allowed).view(bool)
+    put_rows(free, K, (rows(free, K).view(np.uint8) & allowed).view(bool))
     return free
 
 
@@ -253,6 +254,7 @@ def commit_leads(eng, s, G):
     n = count_sum(sel)
     lead = sel.copy()
     chooser = np.zeros(G.size, dtype=bool)
+    facts = None  # the leads' facts for set_leads, where known here (1-2 decks)
     if eng.switches.tuples:
         idx = rows(s.idx, G)
         pbits = _pair_bits(sel, idx)
@@ -279,9 +281,22 @@ def commit_leads(eng, s, G):
         contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
         simple = (n[M] == 2 * pairs) & (np.bitwise_count(pbits) == pairs) & contiguous
         tractorish = (pbits & (pbits >> 1)) != 0
+        # a lead that stands is the selection: its facts are the ones just found (set_leads
+        # need not count them again); a failed throw's forced unit is patched below
+        suit = first_suit(s, G, sel)
+        lead_n, lead_pairs = n.copy(), np.zeros(G.size, dtype=np.int16)
+        tractor = np.zeros(G.size, dtype=bool)
+        lead_pairs[M], tractor[M] = pairs, tractorish
+        facts = lead_n, suit, lead_pairs, tractor
         V = M[~simple & ~tractorish]
         if V.size:
-            lead[V], chooser[V] = _pairs_and_singles_throws(eng, s, G[V], sel[V], n[V])
+            lead[V], chooser[V], forced_pair, forced = _pairs_and_singles_throws(
+                eng, s, G[V], sel[V], n[V], suit[V])
+            # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
+            # 1 pair; neither holds a tractor)
+            F = V[forced]
+            lead_n[F] = 1 + forced_pair[forced]
+            lead_pairs[F] = forced_pair[forced]
         chains = M[~simple & tractorish]
     for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
@@ -302,27 +317,33 @@ def commit_leads(eng, s, G):
         else:
             lead[i] = res.forced
             _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
+            if facts is not None:  # the forced unit (it may be a tractor): counted afresh
+                for f, v in zip(facts, _lead_facts(eng, s, G[i:i + 1], lead[i:i + 1])):
+                    f[i:i + 1] = v
         _reveal(s, G[i:i + 1], sel[i:i + 1])
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     if chooser.any():
         Ch = G[chooser]
         s.phase[Ch] = CHOOSE
         s.to_act[Ch] = (s.leader[Ch] + 1) % 4
-        set_leads(eng, s, G[~chooser], lead[~chooser])
+        keep = ~chooser
+        set_leads(eng, s, G[keep], lead[keep], None if facts is None else [f[keep] for f in facts])
     else:
-        set_leads(eng, s, G, lead)
+        set_leads(eng, s, G, lead, facts)
 
 
-def _pairs_and_singles_throws(eng, s, G, sel, n):
-    """Validate throws whose units are pairs and singles only (§7.3-7.4), vectorised.
+def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
+    """Validate throws whose units are pairs and singles only (§7.3-7.4), vectorised;
+    ``suit``: their effective suit.
 
     A type fails when another hand holds a strictly higher unit of it in the led suit; the
     candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
-    Returns the leads ``uint8[g, 54]`` and which games wait for the next player's choice.
+    Returns the leads ``uint8[g, 54]``, which games wait for the next player's choice, and
+    which games lead a forced unit (``forced``) that is a pair (``forced_pair``; the others a
+    single).
     """
     idx = rows(s.idx, G)
     rows_ = np.arange(G.size)
-    suit = first_suit(s, G, sel)
     single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
@@ -371,7 +392,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n):
     _reveal(s, G[failed], sel[failed])
     if _penalised(eng):
         _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
-    return lead, chooser
+    return lead, chooser, pick_pair, forced
 
 
 def first_beater(throw, others, ctx, leader: int, cfg) -> int:
@@ -493,22 +514,27 @@ def _charge_penalty(eng, s, G, returned):
     s.penalty[G] += (sign * amount).astype(np.int32)
 
 
-def set_leads(eng, s, G, lead):
-    """The lead stands: it leaves the leader's hand and opens the trick."""
+def _lead_facts(eng, s, G, lead):
+    """The facts of leads ``lead`` in games ``G`` that the follows and the trick read: cards,
+    effective suit, pairs, and whether the scalar rules judge them (``_scalar_lead``)."""
+    if eng.switches.pairs:
+        pairs = count_sum(lead >= 2)
+        tractor = _scalar_lead(eng, lead, rows(s.idx, G), pairs)
+    else:
+        pairs, tractor = 0, False
+    return count_sum(lead), first_suit(s, G, lead), pairs, tractor
+
+
+def set_leads(eng, s, G, lead, facts=None):
+    """The lead stands: it leaves the leader's hand and opens the trick. ``facts``: the
+    leads' ``_lead_facts`` if the caller knows them."""
     if not G.size:
         return
     leader = s.leader[G].astype(np.int64)
     at = G * 4 + leader  # rows of the [B·4, 54] views of hands, trick, revealed
     put_rows(s.lead, G, lead)
-    s.lead_n[G] = count_sum(lead)
-    s.lead_suit[G] = first_suit(s, G, lead)
-    if eng.switches.pairs:
-        pairs = count_sum(lead >= 2)
-        s.lead_pairs[G] = pairs
-        s.lead_tractor[G] = _scalar_lead(eng, lead, rows(s.idx, G), pairs)
-    else:
-        s.lead_pairs[G] = 0
-        s.lead_tractor[G] = False
+    s.lead_n[G], s.lead_suit[G], s.lead_pairs[G], s.lead_tractor[G] = (
+        _lead_facts(eng, s, G, lead) if facts is None else facts)
     hands = s.hands.reshape(-1, 54)
     put_rows(hands, at, rows(hands, at) - lead)
     _unreveal(s, at, lead)
@@ -600,7 +626,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
     plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
-    scalar = s.lead_tractor[G].copy()
+    scalar = s.lead_tractor[G]
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
             s.lead[g], eng.tables.context(int(s.level[g]), int(s.trump[g])))) > 1 for g in G])
@@ -610,11 +636,12 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) % 4
+    won = G * 4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
-    attackers_won = ~s.dealer_side[G, win_seat]
+    attackers_won = ~s.dealer_side.reshape(-1).take(won)
     s.captured[G] += pts * attackers_won
-    s.points_won[G, win_seat] += pts
+    s.points_won.reshape(-1)[won] += pts
     put_rows(s.played, G, rows(s.played, G) + tricks)
     put_rows(s.last_lead, G, rows(s.lead, G))
     s.last_winner[G] = win_seat
@@ -624,7 +651,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
-    over = count_sum(seat_rows(s.hands, G, win_seat)) == 0  # (an exact count: cheaper than any)
+    over = count_sum(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
     K = G[~over]
     s.leader[K] = win_seat[~over]
     s.to_act[K] = win_seat[~over]

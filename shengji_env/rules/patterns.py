@@ -89,11 +89,20 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
     layout = suit_layout(suit, ctx)
     order = ctx.order_indices
     rest = [int(x) for x in counts.tolist()]  # Python ints: element access on arrays is slow
+    held = [c for c in range(NUM_CARDS) if rest[c]]  # the identities present, in id order
     found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
     for k in range(ctx.decks, 1, -1):
-        while True:
+        # a chain needs two identities held k times (fewer: no position scan)
+        while sum(rest[c] >= k for c in held) >= 2:
             # identity chosen at each position: the first (suit order) with >= k copies left
-            pick = [next((c for c in ids if rest[c] >= k), -1) for ids in layout]
+            pick = []
+            for ids in layout:
+                for c in ids:
+                    if rest[c] >= k:
+                        pick.append(c)
+                        break
+                else:
+                    pick.append(-1)
             best_len, best_top, run = 0, -1, 0
             for i, c in enumerate(pick):
                 run = run + 1 if c >= 0 else 0
@@ -105,11 +114,11 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
             for c in ids:
                 rest[c] -= k
             found.append((k, best_len, best_top, ids, pick[best_top]))
-        for c in [c for c in range(NUM_CARDS) if rest[c] >= k]:
+        for c in [c for c in held if rest[c] >= k]:
             while rest[c] >= k:
                 rest[c] -= k
                 found.append((k, 1, int(order[c]), (c,), c))
-    for c in range(NUM_CARDS):
+    for c in held:
         for _ in range(rest[c]):
             found.append((1, 1, int(order[c]), (c,), c))
     # one identity per position: the top identity is the one at the top position

@@ -65,27 +65,34 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     chain unit (length >= 2) is also beaten by any unit of larger k with the same number of
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
-    hand = _u8(hand).tolist()  # Python ints: element access on arrays is slow
-    return _beats(hand, suit_layout(suit, ctx), unit, ctx.decks, tuple_beats_chain)
+    most = _position_most(_u8(hand).tolist(), suit_layout(suit, ctx))
+    return _beats(most, unit, ctx.decks, tuple_beats_chain)
 
 
-def _beats(hand: list, layout, unit: Unit, decks: int, tuple_beats_chain: bool) -> bool:
-    """``beats_unit`` on a hand given as a list of Python ints and the suit's layout."""
-    if _has_run(hand, layout, unit.k, unit.length, unit.top + 1):
+def _position_most(hand: list, layout) -> list[int]:
+    """The most copies of one identity ``hand`` (Python ints) holds at each position of a
+    suit's ``layout``: what every run test reads (one pass over the hand for all units)."""
+    return [max([hand[c] for c in ids]) if ids else 0 for ids in layout]
+
+
+def _beats(most: list, unit: Unit, decks: int, tuple_beats_chain: bool) -> bool:
+    """``beats_unit`` on a hand given as its ``_position_most`` in the unit's suit."""
+    if _has_run(most, unit.k, unit.length, unit.top + 1):
         return True
     if tuple_beats_chain and unit.length >= 2:
         for k in range(unit.k + 1, decks + 1):
-            if unit.size % k == 0 and _has_run(hand, layout, k, unit.size // k, 0):
+            if unit.size % k == 0 and _has_run(most, k, unit.size // k, 0):
                 return True
     return False
 
 
-def _has_run(hand, layout, k: int, length: int, min_top: int) -> bool:
-    """Can a (k, length) unit with top >= ``min_top`` be cut from ``hand``: ``length``
-    consecutive positions each holding some identity ``k`` times (§6.1)?"""
+def _has_run(most: list, k: int, length: int, min_top: int) -> bool:
+    """Can a (k, length) unit with top >= ``min_top`` be cut from a hand (``most``: its
+    ``_position_most``): ``length`` consecutive positions each holding some identity ``k``
+    times (§6.1)?"""
     run = 0
-    for top, ids in enumerate(layout):
-        run = run + 1 if any(hand[c] >= k for c in ids) else 0
+    for top, m in enumerate(most):
+        run = run + 1 if m >= k else 0
         if run >= length and top >= min_top:
             return True
     return False
@@ -116,14 +123,14 @@ def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg, find_beat
     if len(other_hands) != 3:
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
     layout, decks, tbc = suit_layout(suit, ctx), ctx.decks, cfg.tuple_beats_chain
-    hands = [_u8(h).tolist() for h in other_hands]
+    hands = [_position_most(_u8(h).tolist(), layout) for h in other_hands]
     memo: dict[tuple[int, int, bool], bool] = {}
 
     def beaten(j: int, k: int, larger: bool) -> bool:
         """Unit ``j`` is beaten in hand ``k`` (``larger``: larger tuples count too)."""
         key = (j, k, larger)
         if key not in memo:
-            memo[key] = _beats(hands[k], layout, units[j], decks, larger)
+            memo[key] = _beats(hands[k], units[j], decks, larger)
         return memo[key]
 
     failing_types: list[tuple[int, int]] = []
