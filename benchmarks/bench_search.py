@@ -4,8 +4,9 @@
     python benchmarks/bench_search.py curve [--deals 50] [--worlds 4 8 12 24] [--workers 2]
 
 ``time`` plays hands (PIMC in seats 0/2, HeuristicAgent in 1/3, reference ``rules.Game``) and
-reports per searched decision the median / p90 time — process CPU time (what one core spends,
-robust to other jobs on the machine) and wall time — and the rollouts per second inside the
+reports per searched play decision the median / p90 time — process CPU time (what one core
+spends, robust to other jobs on the machine) and wall time — the searched buries' median apart
+(one per dealer hand, a whole hand played out per candidate), and the rollouts per second inside the
 search (hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
 (``agents.eval.arena``, as ``shengji-eval``) for each number of worlds ``W`` (``worlds=W`` to
 choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and reports the win rate of
@@ -47,7 +48,7 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
     agent = PIMCAgent(rules, **{"worlds": worlds, "recheck": worlds, "candidates": candidates,
                                 "seed": seed, **(options or {})})
     heur = HeuristicAgent(rules)
-    cpu, wall = [], []
+    cpu, wall, bury_cpu = [], [], []
     for h in range(hands):
         game = Game(rules, 1000 + seed + h)
         while game.phase != Phase.OVER:
@@ -58,7 +59,9 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
             if seat % 2 == 0:
                 n, c, w = agent.stats["searched"], time.process_time(), time.perf_counter()
                 a = agent.act(obs)
-                if agent.stats["searched"] > n:
+                if agent.stats["searched"] > n and game.phase == Phase.BURY:
+                    bury_cpu.append(time.process_time() - c)  # once per dealer hand: apart
+                elif agent.stats["searched"] > n:
                     cpu.append(time.process_time() - c)
                     wall.append(time.perf_counter() - w)
             else:
@@ -67,7 +70,9 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
     st = agent.stats
     return {"worlds": worlds, "candidates": candidates, "hands": hands, "searched": len(cpu),
             "cpu_median_s": float(np.median(cpu)), "cpu_p90_s": float(np.percentile(cpu, 90)),
-            "wall_median_s": float(np.median(wall)), "rollouts": st["rollouts"],
+            "wall_median_s": float(np.median(wall)), "bury_searched": len(bury_cpu),
+            "bury_cpu_median_s": float(np.median(bury_cpu)) if bury_cpu else None,
+            "rollouts": st["rollouts"],
             "rollouts_per_decision": st["rollouts"] / max(1, st["searched"]),
             "rollouts_per_s": st["rollouts"] / st["rollout_s"],
             "rollouts_per_cpu_s": st["rollouts"] / st["rollout_cpu_s"]}
@@ -214,7 +219,9 @@ def main(argv=None) -> int:
                   f"{1e3 * r['cpu_p90_s']:.0f}), wall median {1e3 * r['wall_median_s']:.0f} ms, "
                   f"{r['rollouts_per_decision']:.0f} rollouts per decision, "
                   f"{r['rollouts_per_cpu_s']:.0f} rollouts per CPU second "
-                  f"({r['rollouts_per_s']:.0f} per wall second)")
+                  f"({r['rollouts_per_s']:.0f} per wall second)"
+                  + (f"; {r['bury_searched']} searched buries, CPU median "
+                     f"{1e3 * r['bury_cpu_median_s']:.0f} ms" if r["bury_searched"] else ""))
             print(json.dumps(r))
     elif args.mode == "eval":
         eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts,

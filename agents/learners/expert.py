@@ -153,7 +153,8 @@ def collect_search_labels(venv, search, net: nn.Module, *, seed: int, update: in
     statistics."""
     B, k = venv.num_envs, hands_per_env
     at = layout(venv.cfg)
-    K = int(search.candidates)
+    # candidate slots per label: a searched play has up to `candidates`, a searched bury `bury`
+    K = max(int(search.candidates), int(getattr(search, "bury", 0)))
     step_pts = float(venv.cfg.level_step)
     rot = np_rng.integers(0, 4, size=(B, k))
     seat = np.arange(4)

@@ -24,8 +24,8 @@ At each PLAY decision where it has a choice, the agent
 The plan is made at the first card of a play and emitted one card per call (the observation's
 ``selection`` block shows the progress; the plan is cached by the observation without that
 block, as ``HeuristicAgent`` does). Declaring and choosing a failed throw's unit are
-``HeuristicAgent``'s, and so is the bury unless ``bury`` asks for a search of it. With one
-world and one candidate it plays the rollout policy's play.
+``HeuristicAgent``'s, and so is the bury with ``bury=0`` (by default the bury is searched
+too). With one world and one candidate it plays the rollout policy's play.
 
 **The search record** (public; for tools and for learning from the search, e.g.
 ``agents.learners.expert``): after every ``act`` call ``last_search`` is the ``SearchRecord`` of
@@ -133,7 +133,7 @@ class PIMCAgent(BasePolicy):
     * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
-    * ``bury``: bury candidates searched when the seat is the dealer (0: ``HeuristicAgent``'s
+    * ``bury``: bury candidates searched when the seat is the dealer (6; 0: ``HeuristicAgent``'s
       bury, unsearched): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
       first, then those voiding another set of off-suits), each played out to the end of the
       hand from the first lead in the same deals of the other hands, and chosen like a play
@@ -162,7 +162,7 @@ class PIMCAgent(BasePolicy):
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
-                 endgame: int = 5, bury: int = 0, bury_worlds: int = 48):
+                 endgame: int = 5, bury: int = 6, bury_worlds: int = 48):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
