@@ -30,8 +30,8 @@ too). With one world and one candidate it plays the rollout policy's play.
 **The search record** (public; for tools and for learning from the search, e.g.
 ``agents.learners.expert``): after every ``act`` call ``last_search`` is the ``SearchRecord`` of
 the search that call ran, or ``None`` when it ran none (a later card of a planned play,
-declaring, an unsearched bury); ``last`` is the most recent record. A record holds the candidate whole
-plays, their mean scores over the selection worlds (what chose the best), over every world
+declaring, an unsearched bury); ``last`` is the most recent record. A record holds the candidate
+whole plays, their mean scores over the selection worlds (what chose the best), over every world
 played, the raw rollout outcomes, the chosen play and the recheck's verdict. Recording changes
 no decision (tested). ``act_with_options`` gives, like ``HeuristicAgent``'s, every action that
 makes the agent's play (the plan's remaining cards in any order), the targets of imitation.
@@ -133,8 +133,9 @@ class PIMCAgent(BasePolicy):
     * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
-    * ``bury``: bury candidates searched when the seat is the dealer (6; 0: ``HeuristicAgent``'s
-      bury, unsearched): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
+    * ``bury``: bury candidates searched when the seat is the dealer with fixed partners (6; 0:
+      ``HeuristicAgent``'s bury, unsearched; in find-friends the bury is the heuristic's, whose
+      bury also plans the friend card): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
       first, then those voiding another set of off-suits), each played out to the end of the
       hand from the first lead in the same deals of the other hands, and chosen like a play
       (best mean on ``bury_worlds`` (48) selection deals, then the recheck against the
@@ -223,7 +224,8 @@ class PIMCAgent(BasePolicy):
         # the endgame's rollouts: HeuristicAgent itself, exact where the hand is short enough
         # for its one Python call per game and decision to fit the budget
         self.endgame_rollout = (self.rollout if rollout == "heuristic" or not self.endgame
-                                else PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
+                                else PolicyRollout(HeuristicAgent(self.rules,
+                                                                  cache_size=ROLLOUT_PLANS),
                                                    np.random.default_rng(0)))
         self.plan_engine = Engine(self.rules, 1)
         self.roll_engine = Engine(self.rules, 1, auto_forced=True)

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..rules import seats
 from ..rules.actions import DECLARE_BASE, PASS
-from .counts import put_rows, rows as game_rows
+from .counts import put_rows
+from .counts import rows as game_rows
 
 _COLS = np.arange(4)
 _DECLARABLE = np.array([0, 13, 26, 39, 52, 53])  # + level: the level card of each suit; LJ, BJ
