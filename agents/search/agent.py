@@ -134,9 +134,10 @@ class PIMCAgent(BasePolicy):
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
     * ``bury``: bury candidates searched when the seat is the dealer with fixed partners (6; 0:
-      ``HeuristicAgent``'s bury, unsearched; in find-friends the bury is the heuristic's, whose
-      bury also plans the friend card): ``heuristic.bury_options``' best ``bury`` buries (the heuristic's
-      first, then those voiding another set of off-suits), each played out to the end of the
+      ``HeuristicAgent``'s bury, unsearched; find-friends keeps the heuristic's bury, since the
+      friend card named after it is not searched): ``heuristic.bury_options``' best ``bury``
+      buries (the heuristic's first, then those voiding another set of off-suits), each played
+      out to the end of the
       hand from the first lead in the same deals of the other hands, and chosen like a play
       (best mean on ``bury_worlds`` (48) selection deals, then the recheck against the
       heuristic's bury on as many more): more deals than a play gets, since a whole hand's
