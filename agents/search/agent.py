@@ -138,9 +138,9 @@ class PIMCAgent(BasePolicy):
       friend card named after it is not searched): ``heuristic.bury_options``' best ``bury``
       buries (the heuristic's first, then those voiding another set of off-suits), each played
       out to the end of the hand from the first lead in the same deals of the other hands, and
-      chosen like a play (best mean on ``bury_worlds`` (48) selection deals, then the recheck against the
-      heuristic's bury on as many more): more deals than a play gets, since a whole hand's
-      outcome varies far more than the rest of one, and there is one bury per hand;
+      chosen like a play (best mean on ``bury_worlds`` (48) selection deals, then the recheck
+      against the heuristic's bury on as many more): more deals than a play gets, since a whole
+      hand's outcome varies far more than the rest of one, and there is one bury per hand;
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
