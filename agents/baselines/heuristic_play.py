@@ -47,7 +47,7 @@ def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
     ``suit`` (RULES.md §6.1); at a position with several identities the first one with k copies."""
     pick = _picks(counts, suit, k, ctx)
     out = []
-    for top in unit_tops(counts, suit, k, length, ctx):
+    for top in _tops(pick, length):
         u = np.zeros(54, dtype=np.int64)
         u[list(pick[top - length + 1: top + 1])] = k
         out.append((top, u))
@@ -56,7 +56,11 @@ def units_of_shape(counts: np.ndarray, suit: int, k: int, length: int,
 
 def unit_tops(counts: np.ndarray, suit: int, k: int, length: int, ctx: TrumpContext) -> list[int]:
     """The tops of :func:`units_of_shape`'s units, low to high, without building the units."""
-    pick = _picks(counts, suit, k, ctx)
+    return _tops(_picks(counts, suit, k, ctx), length)
+
+
+def _tops(pick: tuple[int, ...], length: int) -> list[int]:
+    """Positions where ``length`` consecutive positions of ``pick`` (``_picks``) all hold one."""
     return [top for top in range(length - 1, len(pick)) if min(pick[top - length + 1: top + 1]) >= 0]
 
 
@@ -64,33 +68,27 @@ def _picks(counts: np.ndarray, suit: int, k: int, ctx: TrumpContext) -> tuple[in
     """Per position of ``suit`` (low → high), the first identity (suit order) of which
     ``counts`` holds at least ``k`` copies, -1 for none. Cached: rollouts ask for the same
     holdings many times."""
-    cache = ctx.cache("heuristic_picks")
-    key = (suit, k, counts.dtype.char, counts.tobytes())
-    pick = cache.get(key)
-    if pick is None:
+    def compute():
         have = counts.tolist()  # Python ints: element access on arrays is slow
-        pick = tuple(next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx))
-        if len(cache) >= 1 << 16:
-            cache.clear()
-        cache[key] = pick
-    return pick
+        return tuple(next((c for c in ids if have[c] >= k), -1) for ids in suit_layout(suit, ctx))
+
+    return ctx.memo("heuristic_picks", (suit, k, counts.dtype.char, counts.tobytes()), compute)
 
 
 def _ctx_tables(ctx: TrumpContext) -> tuple:
     """Per trump context, read-only: effective suit and order index of each card id
     (``int64[54]``), one ``bool[54]`` mask per effective suit, and each card's strength
     (order index, plus ``TRUMP_BONUS`` for trumps; ``float64[54]``)."""
-    cache = ctx.cache("heuristic")
-    tables = cache.get("tables")
-    if tables is None:
+    def compute():
         eff = ctx.effective_suits.astype(np.int64)
         idx = ctx.order_indices.astype(np.int64)
         masks = [eff == s for s in range(5)]
         strength = idx + np.where(eff == TRUMP, TRUMP_BONUS, 0.0)
         for a in (eff, idx, *masks, strength):
             a.flags.writeable = False
-        tables = cache["tables"] = (eff, idx, masks, strength)
-    return tables
+        return eff, idx, masks, strength
+
+    return ctx.memo("heuristic", "tables", compute)
 
 
 def pick_cheapest(pool: np.ndarray, n: int, cost: np.ndarray) -> np.ndarray:

@@ -22,13 +22,12 @@ import numpy as np
 
 from ..rules import declare, scoring, seats
 from ..rules.actions import Phase
+from ..rules.game import ORDERED_DECKS
 from ..rules.order import NT
 from . import deal, log, trick
 from .tables import context_id
 
 OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
-# decks -> int8[54·decks]: every card id ``decks`` times in id order (``rules.game.new_deck``'s)
-_ORDERED_DECKS = {d: np.repeat(np.arange(54, dtype=np.int8), d) for d in range(1, 5)}
 
 
 # ------------------------------------------------------------------------------ start
@@ -74,7 +73,7 @@ def _seat_levels(levels):
 def start_hands(eng, s, G, dealers, drawers) -> None:
     """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
-    ordered = _ORDERED_DECKS[cfg.decks]
+    ordered = ORDERED_DECKS[cfg.decks]
     for g in G.tolist():
         deck = s.deck[g]
         if s.has_given[g]:

@@ -211,8 +211,8 @@ def decode(observation: np.ndarray, cfg) -> ObservationView:
         cards_dealt=int(round(scalar("cards_dealt") * 4 * hand_size)),
         leading=scalar("leading") > 0.5, dealer_side=scalar("dealer_side") > 0.5,
         phase=Phase(first("phase")),
-        team_levels=(_onehot_index(obs[at["team_levels"]][:13]),
-                     _onehot_index(obs[at["team_levels"]][13:])) if "team_levels" in at else None,
+        team_levels=(_first_hot(hot[at["team_levels"]][:13]),
+                     _first_hot(hot[at["team_levels"]][13:])) if "team_levels" in at else None,
         candidates=(np.rint(obs[at["candidates"]]).astype(np.uint8).reshape(max_choices(cfg.decks), 54)
                     if "candidates" in at else None),
         **(_decode_friend(obs, at, hand_size) if "friend_card" in at else {}))

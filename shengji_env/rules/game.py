@@ -50,12 +50,13 @@ from .play import legal_next_cards, trick_winner, validate_throw
 
 def new_deck(rng: np.random.Generator, decks: int) -> np.ndarray:
     """A shuffled deck: ``int64[54·decks]`` card ids in dealing order."""
-    return rng.permutation(_ORDERED_DECKS[decks])  # permutation shuffles a copy
+    return rng.permutation(ORDERED_DECKS[decks])  # permutation shuffles a copy
 
 
-# decks -> int64[54·decks] every card id ``decks`` times, in id order (read-only)
-_ORDERED_DECKS = {d: np.repeat(np.arange(NUM_CARDS), d) for d in range(1, 5)}
-for _deck in _ORDERED_DECKS.values():
+# decks -> int64[54·decks] every card id ``decks`` times, in id order (read-only; the batched
+# engine shuffles a copy of it in place, with the same draws)
+ORDERED_DECKS = {d: np.repeat(np.arange(NUM_CARDS), d) for d in range(1, 5)}
+for _deck in ORDERED_DECKS.values():
     _deck.flags.writeable = False
 
 

@@ -69,6 +69,19 @@ class TrumpContext:
             d = self.__dict__[key] = {}
         return d
 
+    def memo(self, name: str, key, compute, limit: int = 1 << 16):
+        """``compute()``, memoised under ``key`` in :meth:`cache` ``name``; the cache starts
+        over when it holds ``limit`` entries (a few MB at most). The value must not be changed
+        by callers (make its arrays read-only)."""
+        d = self.cache(name)
+        value = d.get(key)
+        if value is None:
+            value = compute()
+            if len(d) >= limit:
+                d.clear()
+            d[key] = value
+        return value
+
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_cache_")}
 

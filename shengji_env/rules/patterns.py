@@ -68,18 +68,8 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
     counts = np.asarray(counts)
     # Cached per context by the counts' bytes: searches and the heuristic decompose the same
     # holdings over and over. The cached units' arrays are read-only, so no caller can change them.
-    cache = ctx.cache("decompose")
-    key = (counts.dtype.char, counts.tobytes())
-    units = cache.get(key)
-    if units is None:
-        units = _decompose(counts, ctx)
-        if len(cache) >= _DECOMPOSE_CACHE:
-            cache.clear()
-        cache[key] = units
-    return list(units)
-
-
-_DECOMPOSE_CACHE = 1 << 16  # holdings per context kept (a few MB at most)
+    return list(ctx.memo("decompose", (counts.dtype.char, counts.tobytes()),
+                         lambda: _decompose(counts, ctx)))
 
 
 def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
