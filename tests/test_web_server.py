@@ -12,7 +12,7 @@ import time
 import pytest
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")  # starlette.testclient's client (plain httpx is deprecated there)
 
 from starlette.testclient import TestClient  # noqa: E402
 
