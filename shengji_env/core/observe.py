@@ -394,26 +394,16 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
         if C.size:
             st[C, at["candidates"]] = s.candidates[C].reshape(C.size, -1)
     np.copyto(out, st)
-    # the fractions: the declaration's cards (its block's last column) and the three counts
-    # after the attackers' points are five adjacent columns, divided by one [B, 5] operation
-    # (float32 n / float32 d, as one column at a time; the points column, / 1 here, is written
-    # next)
-    frac = slice(at["declaration"].start + 3, at["cards_dealt"].stop)
-    np.divide(out[:, frac], _fraction_divisors(cfg.decks, cfg.hand_size), out=out[:, frac])
+    h = cfg.hand_size
+    if cfg.decks > 1:
+        out[:, at["declaration"].start + 3] /= cfg.decks
+    out[:, at["tricks_done"].start] /= h
+    out[:, at["lead_size"].start] /= h
+    out[:, at["cards_dealt"].start] /= 4 * h
     np.divide(s.captured + s.penalty, 100 * cfg.decks, out=out[:, at["attacker_points"].start])
     if "friend_card" in at:
         _observe_friend(cfg, at, s, out, seat)
     return out
-
-
-@lru_cache(maxsize=64)
-def _fraction_divisors(decks: int, h: int) -> np.ndarray:
-    """``float32[5]`` (cached, read-only): the divisors of the columns from the declaration's
-    card count to ``cards_dealt`` (decks; 1 for the attackers' points, written apart; the hand
-    size ``h`` twice; 4 · ``h``)."""
-    a = np.array([decks, 1, h, h, 4 * h], dtype=np.float32)
-    a.flags.writeable = False
-    return a
 
 
 @lru_cache(maxsize=16)
