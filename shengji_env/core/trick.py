@@ -348,23 +348,22 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     leader = s.leader[G].astype(np.int64)
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
+    oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     idx8 = idx.view(np.uint8)
+    top = (idx8 + np.uint8(1))[:, None, :]  # 1-based (< 64): 0 = "none" after the product;
+    # uint8 × uint8 (no casting loop), the maximum widened before the -1
+    seat_single = ((oth_e > 0).view(np.uint8) * top).max(2).astype(np.int16) - 1  # (g, 3)
+    seat_pair = ((oth_e >= 2).view(np.uint8) * top).max(2).astype(np.int16) - 1
+    best_single, best_pair = seat_single.max(1), seat_pair.max(1)
     # order index of the lowest single (pair), 255 if none (then nothing is above it), and
     # its card: the lowest id of that index (bitwise ops and a bool argmax, no np.where)
     low_s = (idx8 | ((~single).view(np.uint8) * np.uint8(255))).min(1)
     low_p = (idx8 | ((~pair).view(np.uint8) * np.uint8(255))).min(1)
     card_s = (single & (idx8 == low_s[:, None])).argmax(1)
     card_p = (pair & (idx8 == low_p[:, None])).argmax(1)
-    # the copies of a card one other hand needs to beat the lowest single (pair): 1 (2) for
-    # the cards of the led suit ranked above it, 255 (never: a hand holds <= 2) for the others;
-    # so each hand's test is one comparison of its counts
-    out_e = ~suit_rows(eng, s, G, suit)  # 255 outside the led suit
-    need_s = np.where(idx8 > low_s[:, None], np.uint8(1), np.uint8(255)) | out_e
-    need_p = np.where(idx8 > low_p[:, None], np.uint8(2), np.uint8(255)) | out_e
-    beats_s = (oth >= need_s[:, None, :]).any(2)  # (g, 3): that hand beats the lowest single
-    beats_p = (oth >= need_p[:, None, :]).any(2)
-    fail_s = beats_s.any(1)
-    fail_p = beats_p.any(1)
+    low_s, low_p = low_s.astype(np.int16), low_p.astype(np.int16)
+    fail_s = best_single > low_s
+    fail_p = best_pair > low_p
     choice = eng.switches.failed_throw_choice
     if choice == "NEXT_PLAYER":
         chooser = fail_s & fail_p
@@ -388,7 +387,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
         s.candidates[g, 0, card_p[i]] = 2
         s.candidates[g, 1, card_s[i]] = 1
         s.n_candidates[g] = 2
-    beats = beats_s | beats_p
+    beats = (seat_single > low_s[:, None]) | (seat_pair > low_p[:, None])
     s.throw_beater[G[failed]] = others[failed, beats[failed].argmax(1)]
     _reveal(s, G[failed], sel[failed])
     if _penalised(eng):
