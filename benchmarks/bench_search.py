@@ -2,22 +2,24 @@
 
     python benchmarks/bench_search.py time  [--hands 4] [--worlds 12] [--candidates 5]
     python benchmarks/bench_search.py curve [--deals 50] [--worlds 4 8 12 24] [--workers 2]
+                                            [--time-hands 2]
 
 ``time`` plays hands (PIMC in seats 0/2, HeuristicAgent in 1/3, reference ``rules.Game``) and
-reports per searched play decision the median / p90 time — process CPU time (what one core
-spends, robust to other jobs on the machine) and wall time — the searched buries' median apart
-(one per dealer hand, a whole hand played out per candidate), and the rollouts per second inside the
-search (hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
+reports per searched play decision the median / p90 time — process CPU time (what one core spends,
+robust to other jobs on the machine) and wall time — the searched buries' median apart (one per
+dealer hand, a whole hand played out per candidate), and the rollouts per second inside the search
+(hands played out to the end per second of rollout time). ``curve`` plays duplicate deals
 (``agents.eval.arena``, as ``shengji-eval``) for each number of worlds ``W`` (``worlds=W`` to
 choose, ``recheck=W`` more to confirm: 2W deals sampled per decision) and reports the win rate of
-hands with its 95% Wilson interval. Both print a table and a JSON line. ``eval --part i --parts
-n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends one JSON line per
-hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary --out F...``
-gives the win rate and its interval; ``paired --out F... --base G...`` compares two record sets
-hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent`` options to
-``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N; ``eval --oracle``
-gives the search the true deal as every world (``OracleSampler``: a diagnostic of what a perfect
-belief could add, never an agent).
+hands with its 95% Wilson interval, and with ``--time-hands N`` (default 2; 0: none) the CPU time
+per searched decision at each ``W`` (``time`` on N hands). Both print a table and a JSON line.
+``eval --part i --parts n --out F`` plays every n-th deal of ``shengji-eval``'s deal set and appends
+one JSON line per hand to F (run n of them for n cores; a stopped run keeps its hands); ``summary
+--out F...`` gives the win rate and its interval; ``paired --out F... --base G...`` compares two
+record sets hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent``
+options to ``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N; ``eval
+--oracle`` gives the search the true deal as every world (``OracleSampler``: a diagnostic of what a
+perfect belief could add, never an agent).
 """
 
 from __future__ import annotations
@@ -79,7 +81,10 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
 
 
 def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0,
-          options: dict | None = None) -> list[dict]:
+          options: dict | None = None, time_hands: int = 2) -> list[dict]:
+    """Hands won against ``HeuristicAgent`` on ``deals`` duplicate deals for each number of
+    worlds (``worlds=W``, ``recheck=W``), and — ``time_hands`` > 0 — the CPU time per searched
+    play decision at that W (``time_decisions`` on that many hands, the same hands for every W)."""
     rules = Rules()
     deal_set = Deals.generate(deals, rules, seed=seed)
     out = []
@@ -92,11 +97,19 @@ def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0,
         s = summarize(rec)
         won = int(round(s["win_rate"] * len(rec)))
         lo, hi = wilson(won, len(rec))
-        out.append({"worlds": w, "candidates": candidates, "hands": len(rec),
-                    "win_rate": s["win_rate"], "ci95": [lo, hi],
-                    "mean_reward": s.get("mean_reward"), "wall_s": time.perf_counter() - start})
+        row = {"worlds": w, "candidates": candidates, "hands": len(rec),
+               "win_rate": s["win_rate"], "ci95": [lo, hi],
+               "mean_reward": s.get("mean_reward"), "wall_s": time.perf_counter() - start}
+        cost = ""
+        if time_hands > 0:
+            t = time_decisions(w, candidates, time_hands, seed, options)
+            row.update({k: t[k] for k in ("searched", "cpu_median_s", "cpu_p90_s",
+                                          "rollouts_per_decision")})
+            cost = (f", CPU median {1e3 * t['cpu_median_s']:.0f} ms (p90 "
+                    f"{1e3 * t['cpu_p90_s']:.0f}) per searched decision")
+        out.append(row)
         print(f"worlds {w:3d}: {100 * s['win_rate']:.1f}% of {len(rec)} hands "
-              f"[{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
+              f"[{100 * lo:.1f}, {100 * hi:.1f}]{cost}", flush=True)
     return out
 
 
@@ -198,6 +211,8 @@ def main(argv=None) -> int:
     p.add_argument("--parts", type=int, default=1)
     p.add_argument("--out", nargs="+", default=["/tmp/pimc_eval.jsonl"])
     p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--time-hands", type=int, default=2,
+                   help="curve: hands of searched decisions timed per W (0: no timing)")
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--worlds", type=int, nargs="+", default=None)
     p.add_argument("--candidates", type=int, default=5)
@@ -232,7 +247,7 @@ def main(argv=None) -> int:
         print(json.dumps(eval_summary(args.out)))
     else:
         print(json.dumps(curve(args.worlds or [4, 8, 12, 24], args.deals, args.workers,
-                               args.candidates, args.seed, opts)))
+                               args.candidates, args.seed, opts, args.time_hands)))
     return 0
 
 

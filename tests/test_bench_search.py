@@ -1,5 +1,6 @@
-"""The search benchmark's oracle (``benchmarks/bench_search.py eval --oracle``): its worlds are
-the true deal, seen from the searching seat, and an oracle search plays legal hands."""
+"""The search benchmark (``benchmarks/bench_search.py``): the oracle's worlds (``eval --oracle``)
+are the true deal, seen from the searching seat; ``curve`` reports the win rate and the time per
+decision for each number of worlds."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -50,3 +52,18 @@ def test_oracle_worlds_are_the_true_deal_from_the_searching_seat():
             mask[game.legal_actions()] = 1
             game.step(heur.act({"observation": obs, "action_mask": mask}))
     assert checked > 100
+
+
+@pytest.mark.slow  # ~6-10 s: six hands of search
+def test_curve_reports_the_win_rate_and_the_time_per_decision_for_each_worlds_count():
+    from bench_search import curve
+
+    # one deal (two hands) per W; no bury search or heuristic endgame, to keep it short
+    rows = curve([1, 2], deals=1, workers=1, candidates=2, options={"bury": 0, "endgame": 0},
+                 time_hands=1)
+    assert [r["worlds"] for r in rows] == [1, 2]
+    for r in rows:
+        assert r["hands"] == 2 and 0.0 <= r["win_rate"] <= 1.0
+        assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
+        assert r["searched"] > 0 and 0.0 < r["cpu_median_s"] <= r["cpu_p90_s"]
+        assert r["rollouts_per_decision"] > 0
