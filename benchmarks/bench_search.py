@@ -225,6 +225,8 @@ def main(argv=None) -> int:
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="PIMCAgent options (eval, time, curve), e.g. --set value=soft z=1")
     args = p.parse_args(argv)
+    if args.time_hands < 0:
+        p.error(f"--time-hands {args.time_hands}: expected 0 (no timing) or more hands")
     opts = agent_options(args.set)
     if args.mode == "time":
         for w in args.worlds or [12]:
