@@ -57,12 +57,19 @@ def _items(a: np.ndarray) -> np.ndarray:
 
 def put_rows(a: np.ndarray, G, v) -> None:
     """``a[G] = v`` for a C-contiguous array (``G`` without repeats; ``v`` a scalar or rows of
-    ``a``'s row shape)."""
-    if (isinstance(v, np.ndarray) and len(G) and v.dtype == a.dtype and v.flags.c_contiguous
+    ``a``'s row shape). Fewer than ``_ITEM_ROWS`` rows take numpy's fancy assignment: the
+    ``void`` view's fixed cost exceeds what it saves per row (timeit, rows of 54 bytes: 20
+    rows 1.2 µs fancy against 4.1 µs, 140 rows 2.7 against 3.0, 500 rows 6.2 against 5.6)."""
+    if len(G) < _ITEM_ROWS:
+        a[G] = v
+    elif (isinstance(v, np.ndarray) and v.dtype == a.dtype and v.flags.c_contiguous
             and len(v) == len(G) and v.size == len(G) * (a.size // len(a))):
         _items(a)[G] = _items(v)
     else:  # a scalar (numpy's fancy assignment is as fast for it) or another layout
         a[G] = v
+
+
+_ITEM_ROWS = 256  # the crossover of the two assignments (timeit above; ~300 rows)
 
 
 __all__ = ["count_sum", "put_rows", "rows", "seat_rows"]

@@ -25,6 +25,8 @@ fast paths (``core/one_game.py`` for the PLAY phase) with exactly the same resul
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .. import cards
@@ -43,6 +45,14 @@ DECLARE, NAME, BURY, PLAY, CHOOSE, OVER, FRIEND = (int(p) for p in Phase)
 def _is_int(x) -> bool:
     """A python or numpy int, not a bool (``True == 1`` would pass as seat 1)."""
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+@lru_cache(maxsize=16)
+def _row_starts(B: int, A: int) -> np.ndarray:
+    """``int64[B]`` (cached, read-only): where game g's row starts in a flat ``[B·A]`` mask."""
+    a = np.arange(0, B * A, A)
+    a.flags.writeable = False
+    return a
 
 
 def _short(x) -> str:
@@ -243,6 +253,12 @@ class Engine:
     def _check_actions(self, s, actions) -> np.ndarray:
         a = self._check_action_array(s, actions)
         mask = self.legal_mask(s)
+        A = self.num_actions
+        # the usual step: every action in range and legal (one gather of the mask); else the
+        # full test below, which also lets finished games pass any action
+        if (a.size and 0 <= a.min() and a.max() < A
+                and mask.reshape(-1).take(_row_starts(a.size, A) + a).all()):
+            return a
         inside = (a >= 0) & (a < self.num_actions)
         legal = inside & mask.reshape(-1)[np.arange(a.size) * self.num_actions + a * inside]
         bad = ~s.done & ~legal

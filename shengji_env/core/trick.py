@@ -178,22 +178,24 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
 def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
     """Closed form of §8.2 without tractors: card c may be added iff the cheapest way to reach
     the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
-    (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``)."""
+    (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``). The three cases (a card
+    that starts an untouched pair, finishes a half-selected one, or belongs to no pair) are
+    one ``[3, g]`` computation of (complete pairs, half pairs) after the card."""
     pair_id = held_e >= 2
+    half = pair_id & (sel == 1)
     need_total = np.minimum(count_sum(pair_id), lead_pairs).astype(np.int16)
     f = count_sum(pair_id & (sel >= 2))
-    h = count_sum(pair_id & (sel == 1))
-
-    def fits(f_, h_):
-        need = np.maximum(need_total - f_, 0)
-        half = np.minimum(h_, need)
-        return n_sel + 1 + half + 2 * (need - half) <= n
-
-    start_pair = fits(f, h + 1)     # first copy of an untouched pair
-    finish_pair = fits(f + 1, h - 1)  # second copy of a half-selected pair
-    plain = fits(f, h)              # a card that is not part of any pair
+    h = count_sum(half)
+    fh = np.empty((2, 3, f.size), dtype=np.int16)  # (f, h) after: start, finish, plain
+    fh[0] = f
+    fh[1] = h
+    fh[0, 1] += 1  # second copy of a half-selected pair: one more complete, one less half
+    fh[1, 1] -= 1
+    fh[1, 0] += 1  # first copy of an untouched pair: one more half
+    need = np.maximum(need_total - fh[0], 0)
+    half_used = np.minimum(fh[1], need)
+    start_pair, finish_pair, plain = (n_sel + 1 + half_used + 2 * (need - half_used)) <= n
     untouched = pair_id & (sel == 0)
-    half = pair_id & (sel == 1)
     return ((untouched & start_pair[:, None]) | (half & finish_pair[:, None])
             | (~untouched & ~half & plain[:, None]))
 
@@ -338,32 +340,31 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 
     A type fails when another hand holds a strictly higher unit of it in the led suit; the
     candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
-    Returns the leads ``uint8[g, 54]``, which games wait for the next player's choice, and
-    which games lead a forced unit (``forced``) that is a pair (``forced_pair``; the others a
-    single).
+    The two types are one ``[2, ...]`` computation (row 0 singles, row 1 pairs: with 1-2 decks
+    a count is a single's 1 or a pair's 2). Returns the leads ``uint8[g, 54]``, which games
+    wait for the next player's choice, and which games lead a forced unit (``forced``) that
+    is a pair (``forced_pair``; the others a single).
     """
     idx = rows(s.idx, G)
-    rows_ = np.arange(G.size)
-    single, pair = sel == 1, sel >= 2
     leader = s.leader[G].astype(np.int64)
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
     oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     idx8 = idx.view(np.uint8)
-    top = (idx8 + np.uint8(1))[:, None, :]  # 1-based (< 64): 0 = "none" after the product;
-    # uint8 × uint8 (no casting loop), the maximum widened before the -1
-    seat_single = ((oth_e > 0).view(np.uint8) * top).max(2).astype(np.int16) - 1  # (g, 3)
-    seat_pair = ((oth_e >= 2).view(np.uint8) * top).max(2).astype(np.int16) - 1
-    best_single, best_pair = seat_single.max(1), seat_pair.max(1)
-    # order index of the lowest single (pair), 255 if none (then nothing is above it), and
-    # its card: the lowest id of that index (bitwise ops and a bool argmax, no np.where)
-    low_s = (idx8 | ((~single).view(np.uint8) * np.uint8(255))).min(1)
-    low_p = (idx8 | ((~pair).view(np.uint8) * np.uint8(255))).min(1)
-    card_s = (single & (idx8 == low_s[:, None])).argmax(1)
-    card_p = (pair & (idx8 == low_p[:, None])).argmax(1)
-    low_s, low_p = low_s.astype(np.int16), low_p.astype(np.int16)
-    fail_s = best_single > low_s
-    fail_p = best_pair > low_p
+    top = idx8 + np.uint8(1)  # 1-based (< 64): 0 = "none" after the product
+    # each other hand's best single and pair of the led suit (-1: none), [2, g, 3]: uint8 ×
+    # uint8 (no casting loop), the maximum widened before the -1
+    held = np.greater_equal(oth_e, _ONE_TWO).view(np.uint8)  # [2, g, 3, 54]
+    seat_best = (held * top[:, None, :]).max(3).astype(np.int16) - 1
+    # order index of the throw's lowest single (pair), 255 if none (then nothing is above
+    # it), and its card: the lowest id of that index (bitwise ops and a bool argmax)
+    unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
+    low = (idx8 | ((~unit).view(np.uint8) * np.uint8(255))).min(2)  # [2, g]
+    card = (unit & (idx8 == low[:, :, None])).argmax(2)
+    low = low.astype(np.int16)
+    beaten = seat_best > low[:, :, None]  # [2, g, 3]: that hand beats that type
+    fail_s, fail_p = beaten.any(2)
+    low_s, low_p = low
     choice = eng.switches.failed_throw_choice
     if choice == "NEXT_PLAYER":
         chooser = fail_s & fail_p
@@ -375,24 +376,30 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
         chooser = np.zeros(G.size, dtype=bool)
         pick_single = fail_s
     failed = fail_s | fail_p
-    pick_pair = failed & ~pick_single & ~chooser
-    lead = sel.copy()
     forced = failed & ~chooser
-    lead[forced] = 0
-    lead[rows_[pick_single], card_s[pick_single]] = 1
-    lead[rows_[pick_pair], card_p[pick_pair]] = 2
+    pick_pair = forced & ~pick_single
+    lead = sel.copy()
+    F = forced.nonzero()[0]
+    if F.size:  # the forced unit alone: its card once (a single) or twice (a pair)
+        lead[F] = 0
+        kind = pick_pair[F].view(np.uint8)
+        lead.reshape(-1)[F * 54 + card.reshape(-1).take(kind * G.size + F)] = kind + np.uint8(1)
     for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
         g = G[i]
         s.candidates[g] = 0
-        s.candidates[g, 0, card_p[i]] = 2
-        s.candidates[g, 1, card_s[i]] = 1
+        s.candidates[g, 0, card[1, i]] = 2
+        s.candidates[g, 1, card[0, i]] = 1
         s.n_candidates[g] = 2
-    beats = (seat_single > low_s[:, None]) | (seat_pair > low_p[:, None])
-    s.throw_beater[G[failed]] = others[failed, beats[failed].argmax(1)]
-    _reveal(s, G[failed], sel[failed])
-    if _penalised(eng):
-        _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
+    X = failed.nonzero()[0]
+    if X.size:
+        s.throw_beater[G[X]] = others[X, (beaten[0, X] | beaten[1, X]).argmax(1)]
+        _reveal(s, G[X], sel[X])
+        if _penalised(eng):
+            _charge_penalty(eng, s, G[F], n[F] - lead[F].sum(1, dtype=np.int16))
     return lead, chooser, pick_pair, forced
+
+
+_ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
 
 
 def first_beater(throw, others, ctx, leader: int, cfg) -> int:
