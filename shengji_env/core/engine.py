@@ -182,7 +182,8 @@ class Engine:
             # row in place (other phases' rows look like leaders without a lead to them, and
             # are cleared and filled below) instead of gathering and scattering most rows
             trick.mask_play(self, s, everyone, mask)
-            mask[s.phase != PLAY] = False
+            if count[OVER]:  # the other phases' rows are replaced whole below
+                mask[s.phase == OVER] = False
             count[PLAY] = 0
         for phase in count.nonzero()[0]:
             if phase == OVER:
