@@ -302,25 +302,29 @@ def commit_leads(eng, s, G):
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
-        others = [s.hands[g, (leader + k) % 4] for k in (1, 2, 3)]
+        others = s.hands[g, _NEXT3[leader]]  # the three other hands in playing order
         res, beater = rules_play.judge_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
         s.throw_beater[g] = (first_beater(sel[i], others, ctx, leader, cfg) if beater is None
                              else (leader + 1 + beater) % 4)
+        revealed = s.revealed[g, leader]  # every attempted card is shown (§7.4.1)
+        np.maximum(revealed, sel[i], out=revealed)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
             for c, cand in enumerate(res.candidates):
                 s.candidates[g, c] = cand
             s.n_candidates[g] = len(res.candidates)
-        else:
-            lead[i] = res.forced
-            _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
-            if facts is not None:  # the forced unit (it may be a tractor): counted afresh
-                for f, v in zip(facts, _lead_facts(eng, s, G[i:i + 1], lead[i:i + 1])):
-                    f[i:i + 1] = v
-        _reveal(s, G[i:i + 1], sel[i:i + 1])
+            continue
+        lead[i] = res.forced
+        size = int(res.forced.sum())
+        if _penalised(eng):
+            _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - size]))
+        if facts is not None:
+            # 1-2 decks: the forced unit is a single, a pair or a tractor of size / 2 pairs, of
+            # the throw's suit
+            facts[0][i], facts[2][i], facts[3][i] = size, size // 2, size >= 4
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     if chooser.any():
         Ch = G[chooser]

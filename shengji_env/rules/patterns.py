@@ -77,9 +77,10 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
         return ()
     suit = single_suit(counts, ctx)
     layout = suit_layout(suit, ctx)
-    order = ctx.order_indices
-    rest = [int(x) for x in counts.tolist()]  # Python ints: element access on arrays is slow
-    held = [c for c in range(NUM_CARDS) if rest[c]]  # the identities present, in id order
+    order = _order_list(ctx)
+    # Python ints (element access on arrays is slow); a bool array counts each card once
+    rest = (counts if counts.dtype.kind in "iu" else counts.astype(np.int64)).tolist()
+    held = np.flatnonzero(counts).tolist()  # the identities present, in id order
     found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
     for k in range(ctx.decks, 1, -1):
         # a chain needs two identities held k times (fewer: no position scan)
@@ -100,26 +101,35 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
                     best_len, best_top = run, i
             if best_len < 2:
                 break
-            ids = tuple(pick[i] for i in range(best_top - best_len + 1, best_top + 1))
+            ids = tuple(pick[best_top - best_len + 1: best_top + 1])
             for c in ids:
                 rest[c] -= k
             found.append((k, best_len, best_top, ids, pick[best_top]))
-        for c in [c for c in held if rest[c] >= k]:
+        for c in held:
             while rest[c] >= k:
                 rest[c] -= k
-                found.append((k, 1, int(order[c]), (c,), c))
+                found.append((k, 1, order[c], (c,), c))
     for c in held:
         for _ in range(rest[c]):
-            found.append((1, 1, int(order[c]), (c,), c))
+            found.append((1, 1, order[c], (c,), c))
     # one identity per position: the top identity is the one at the top position
     found.sort(key=lambda u: (-u[0], -u[1], -u[2], u[4]))
-    units = []
-    for k, length, top, ids, _ in found:
-        unit = np.zeros(NUM_CARDS, dtype=np.uint8)
-        unit[list(ids)] = k
-        unit.flags.writeable = False
-        units.append(Unit(k, length, top, unit))
-    return tuple(units)
+    # the units' cards: rows of one read-only array, written as bytes (numpy calls per unit
+    # cost more than the rest of the decomposition)
+    table = bytearray(len(found) * NUM_CARDS)
+    for j, (k, _, _, ids, _) in enumerate(found):
+        for c in ids:
+            table[j * NUM_CARDS + c] = k
+    rows = np.frombuffer(bytes(table), dtype=np.uint8).reshape(len(found), NUM_CARDS)  # read-only
+    return tuple(Unit(k, length, top, rows[j]) for j, (k, length, top, _, _) in enumerate(found))
+
+
+def _order_list(ctx: TrumpContext) -> list[int]:
+    """``ctx.order_indices`` as a list of Python ints, cached on the context."""
+    out = ctx.__dict__.get("_order_list")
+    if out is None:
+        out = ctx.__dict__["_order_list"] = ctx.order_indices.tolist()
+    return out
 
 
 def is_tractor(counts: np.ndarray, ctx: TrumpContext) -> bool:
