@@ -73,35 +73,33 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
 
 
 def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
-    if not counts.any():
+    held = np.flatnonzero(counts).tolist()  # the identities present, in id order
+    if not held:
         return ()
-    suit = single_suit(counts, ctx)
-    layout = suit_layout(suit, ctx)
-    order = _order_list(ctx)
+    eff, order = _suit_order_lists(ctx)  # one suit: a card's order index is its position
+    if len({eff[c] for c in held}) != 1:
+        single_suit(counts, ctx)  # raises: the cards mix effective suits
     # Python ints (element access on arrays is slow); a bool array counts each card once
     rest = (counts if counts.dtype.kind in "iu" else counts.astype(np.int64)).tolist()
-    held = np.flatnonzero(counts).tolist()  # the identities present, in id order
     found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
     for k in range(ctx.decks, 1, -1):
-        # a chain needs two identities held k times (fewer: no position scan)
-        while sum(rest[c] >= k for c in held) >= 2:
-            # identity chosen at each position: the first (suit order) with >= k copies left
-            pick = []
-            for ids in layout:
-                for c in ids:
-                    if rest[c] >= k:
-                        pick.append(c)
-                        break
-                else:
-                    pick.append(-1)
-            best_len, best_top, run = 0, -1, 0
-            for i, c in enumerate(pick):
-                run = run + 1 if c >= 0 else 0
-                if run >= best_len and run > 0:  # >= : a later (higher) top wins ties
-                    best_len, best_top = run, i
+        while True:
+            # the identity chosen at each position holding one with >= k copies left: the
+            # first in suit order (ids run S, H, C, D: the lowest held)
+            pick: dict[int, int] = {}
+            for c in held:
+                if rest[c] >= k:
+                    pick.setdefault(order[c], c)
+            # the longest run of consecutive positions; ties: the higher top
+            best_len, best_top, run, prev = 0, -1, 0, -2
+            for p in sorted(pick):
+                run = run + 1 if p == prev + 1 else 1
+                prev = p
+                if run >= best_len:
+                    best_len, best_top = run, p
             if best_len < 2:
                 break
-            ids = tuple(pick[best_top - best_len + 1: best_top + 1])
+            ids = tuple(pick[p] for p in range(best_top - best_len + 1, best_top + 1))
             for c in ids:
                 rest[c] -= k
             found.append((k, best_len, best_top, ids, pick[best_top]))
@@ -124,11 +122,13 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
     return tuple(Unit(k, length, top, rows[j]) for j, (k, length, top, _, _) in enumerate(found))
 
 
-def _order_list(ctx: TrumpContext) -> list[int]:
-    """``ctx.order_indices`` as a list of Python ints, cached on the context."""
-    out = ctx.__dict__.get("_order_list")
+def _suit_order_lists(ctx: TrumpContext) -> tuple[list[int], list[int]]:
+    """``ctx.effective_suits`` and ``ctx.order_indices`` as lists of Python ints, cached on the
+    context."""
+    out = ctx.__dict__.get("_suit_order_lists")
     if out is None:
-        out = ctx.__dict__["_order_list"] = ctx.order_indices.tolist()
+        out = ctx.__dict__["_suit_order_lists"] = (ctx.effective_suits.tolist(),
+                                                  ctx.order_indices.tolist())
     return out
 
 

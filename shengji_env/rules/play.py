@@ -77,6 +77,15 @@ def _ints(counts) -> list[int]:
     return (a if a.dtype.kind in "iu" else a.astype(np.int64)).tolist()
 
 
+def _int_rows(hands) -> list[list[int]]:
+    """Count vectors (a sequence of ``[54]``, or one ``[h, 54]`` array) as lists of Python
+    ints: one conversion for all of them."""
+    a = np.asarray(hands)
+    if a.ndim != 2 or a.shape[1] != NUM_CARDS:
+        raise ValueError(f"expected count vectors of shape (54,), got shape {a.shape[1:]}")
+    return (a if a.dtype.kind in "iu" else a.astype(np.int64)).tolist()
+
+
 def _position_most(hand: list, suit: int, ctx: TrumpContext) -> list[int]:
     """The most copies of one identity ``hand`` (Python ints) holds at each position of
     effective suit ``suit``: what every run test reads (one pass over the hand for all units)."""
@@ -152,7 +161,7 @@ def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg, find_beat
     if len(other_hands) != 3:
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
     decks, tbc = ctx.decks, cfg.tuple_beats_chain
-    hands = [_position_most(_ints(h), suit, ctx) for h in other_hands]
+    hands = [_position_most(h, suit, ctx) for h in _int_rows(other_hands)]
     # A hand that beats a unit of a type beats every unit of that type with a lower (or the
     # same) top: a type fails iff its lowest unit is beaten, and that unit is its candidate
     # (§7.4.2; decompose() orders equal tops by suit S, H, C, D: the first of the lowest).
