@@ -45,6 +45,14 @@ class Unit:
     def __repr__(self) -> str:
         return f"Unit(k={self.k}, length={self.length}, top={self.top}, {cards.format(self.counts)!r})"
 
+    @classmethod
+    def _make(cls, k: int, length: int, top: int, counts: np.ndarray) -> Unit:
+        """``Unit(k, length, top, counts)`` without the frozen dataclass's ``__init__`` (one
+        ``object.__setattr__`` per field): ``decompose`` makes several per call."""
+        unit = object.__new__(cls)
+        unit.__dict__.update(k=k, length=length, top=top, counts=counts)
+        return unit
+
 
 def suit_layout(suit: int, ctx: TrumpContext) -> tuple[tuple[int, ...], ...]:
     """Identities at each position 0..size-1 of effective suit ``suit`` (low → high), each
@@ -119,7 +127,7 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
         for c in ids:
             table[j * NUM_CARDS + c] = k
     rows = np.frombuffer(bytes(table), dtype=np.uint8).reshape(len(found), NUM_CARDS)  # read-only
-    return tuple(Unit(k, length, top, rows[j]) for j, (k, length, top, _, _) in enumerate(found))
+    return tuple(Unit._make(k, length, top, row) for (k, length, top, _, _), row in zip(found, rows))
 
 
 def _suit_order_lists(ctx: TrumpContext) -> tuple[list[int], list[int]]:
