@@ -676,10 +676,11 @@ def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
     ``plays``."""
     dug = ~s.dealer_side[G, win_seat]
     basis = plays[:, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
-    mult = np.where((basis >= 2).any(1), eng.switches.pair_factor, 2)
+    pairs = count_sum(basis >= 2)
+    mult = np.where(pairs > 0, eng.switches.pair_factor, 2)
     bonus = np.where(dug, (s.kitty[G] @ cards.POINTS).astype(np.int64) * mult, 0)
     if eng.switches.pairs:
-        bonus = np.where(dug & _scalar_lead(eng, basis, s.idx[G]), -1, bonus)
+        bonus = np.where(dug & _scalar_lead(eng, basis, rows(s.idx, G), pairs), -1, bonus)
     return bonus
 
 
