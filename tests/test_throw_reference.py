@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from shengji_env.cards import NUM_CARDS
-from shengji_env.core import Engine
+from shengji_env.core import Engine, trick
 from shengji_env.rules import Rules
 from shengji_env.rules import play as rules_play
 from shengji_env.rules.actions import Phase
@@ -278,3 +278,32 @@ def test_engine_tractor_throws_match_plain_reading(opts):
             assert s.penalty[g] == penalty + sign * fee
         eng.reset_games(s, np.flatnonzero(done))
     assert kinds >= need, kinds
+
+
+@pytest.mark.parametrize("ctx", [c for c in CONTEXTS if c.decks == 2], ids=str)
+def test_engine_chain_throw_matches_judge_throw(ctx):
+    """``trick._chain_throw`` (the engine's bit-mask judge of tractor throws, 1-2 decks) gives
+    ``judge_throw``'s result, or defers to it (pairs of two identities at one position)."""
+    rng = np.random.default_rng(ctx.level * 10 + ctx.trump + 7 * ctx.always_trump_two)
+    cfgs = [Rules(failed_throw_choice=c) for c in ("AUTO_LOWEST_RANK", "AUTO_FEWEST_CARDS", "NEXT_PLAYER")]
+    judged = deferred = 0
+    for _ in range(150):
+        suit = int(rng.choice([e for e in range(5) if len(suit_layout(e, ctx)) >= 4]))
+        lead, others = random_throw(rng, ctx, suit)
+        units = decompose(lead, ctx)
+        if len(units) < 2 or all(u.length < 2 for u in units):
+            continue  # the engine judges only throws holding a tractor here
+        for cfg in cfgs:
+            fast = trick._chain_throw(lead, np.array(others), ctx, cfg)
+            if fast is None:
+                deferred += 1
+                continue
+            judged += 1
+            (res, beater), (ref, ref_beater) = fast, rules_play.judge_throw(lead, others, ctx, cfg)
+            assert (res.ok, beater if not res.ok else None) == (ref.ok, ref_beater if not ref.ok else None)
+            assert (res.forced is None) == (ref.forced is None)
+            if res.forced is not None:
+                assert res.forced.dtype == np.uint8 and np.array_equal(res.forced, ref.forced)
+            assert len(res.candidates) == len(ref.candidates)
+            assert all(np.array_equal(a, b) for a, b in zip(res.candidates, ref.candidates))
+    assert judged >= 100
