@@ -766,13 +766,17 @@ def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
     tractor, triple or quad (then the scalar ``rules.scoring`` decides). Otherwise the
     multiplier is 2, or f(pair). ``win``: index (0 = leader) of the last trick's winner in
     ``plays``."""
-    dug = ~s.dealer_side[G, win_seat]
-    basis = plays[:, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
+    bonus = np.zeros(G.size, dtype=np.int64)
+    D = (~s.dealer_side[G, win_seat]).nonzero()[0]  # an attacker won the last trick: dug
+    if not D.size:
+        return bonus
+    basis = plays[D, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[D, win[D]]
     pairs = count_sum(basis >= 2)
     mult = np.where(pairs > 0, eng.switches.pair_factor, 2)
-    bonus = np.where(dug, (s.kitty[G] @ cards.POINTS).astype(np.int64) * mult, 0)
+    value = (rows(s.kitty, G[D]) @ cards.POINTS).astype(np.int64) * mult
     if eng.switches.pairs:
-        bonus = np.where(dug & _scalar_lead(eng, basis, rows(s.idx, G), pairs), -1, bonus)
+        value = np.where(_scalar_lead(eng, basis, rows(s.idx, G[D]), pairs), -1, value)
+    bonus[D] = value
     return bonus
 
 
