@@ -17,6 +17,7 @@ from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
 from ..rules.order import TRUMP
+from ..rules.patterns import _suit_order_lists
 from .counts import count_sum, put_rows, rows, seat_rows
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
@@ -304,25 +305,30 @@ def commit_leads(eng, s, G):
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         leader = int(s.leader[g])
-        others = [s.hands[g, (leader + k) % 4] for k in (1, 2, 3)]
-        res, beater = rules_play.judge_throw(sel[i], others, ctx, cfg)
+        others = s.hands[g, _NEXT3[leader]]  # the three other hands in playing order
+        judged = _chain_throw(sel[i], others, ctx, cfg) if facts is not None else None
+        res, beater = judged or rules_play.judge_throw(sel[i], others, ctx, cfg)
         if res.ok:
             continue
         s.throw_beater[g] = (first_beater(sel[i], others, ctx, leader, cfg) if beater is None
                              else (leader + 1 + beater) % 4)
+        revealed = s.revealed[g, leader]  # every attempted card is shown (§7.4.1)
+        np.maximum(revealed, sel[i], out=revealed)
         if res.forced is None:
             chooser[i] = True
             s.candidates[g] = 0
             for c, cand in enumerate(res.candidates):
                 s.candidates[g, c] = cand
             s.n_candidates[g] = len(res.candidates)
-        else:
-            lead[i] = res.forced
-            _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - int(res.forced.sum())]))
-            if facts is not None:  # the forced unit (it may be a tractor): counted afresh
-                for f, v in zip(facts, _lead_facts(eng, s, G[i:i + 1], lead[i:i + 1])):
-                    f[i:i + 1] = v
-        _reveal(s, G[i:i + 1], sel[i:i + 1])
+            continue
+        lead[i] = res.forced
+        size = int(res.forced.sum())
+        if _penalised(eng):
+            _charge_penalty(eng, s, G[i:i + 1], np.array([n[i] - size]))
+        if facts is not None:
+            # 1-2 decks: the forced unit is a single, a pair or a tractor of size / 2 pairs, of
+            # the throw's suit
+            facts[0][i], facts[2][i], facts[3][i] = size, size // 2, size >= 4
     # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
     if chooser.any():
         Ch = G[chooser]
@@ -401,6 +407,96 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 
 
 _ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
+
+
+def _chain_throw(throw, others, ctx, cfg):
+    """``rules_play.judge_throw`` of a throw holding a tractor with 1-2 decks, on position bit
+    masks (``ThrowResult`` and the first beating hand, as there), or ``None`` (the scalar rules
+    judge it) when one position of the throw holds pairs of two identities (the off-suit level
+    cards in trump).
+
+    Without such a position the canonical decomposition (§6.2) needs no search: every maximal
+    run of two or more pair positions is a tractor, the other pairs are pairs, the other cards
+    singles. A type ``(k, L)`` fails (§7.3) iff some hand holds ``L`` consecutive positions of
+    ``k`` identical cards ending above the type's lowest unit, its candidate (§7.4.2; singles at
+    one position: the lowest id, as ``decompose`` orders them)."""
+    eff, order = _suit_order_lists(ctx)
+    counts = throw.tolist()
+    held = [c for c in range(54) if counts[c]]
+    pair_at: dict[int, int] = {}  # position -> the throw's pair there
+    singles = []  # (position, card)
+    for c in held:
+        if counts[c] == 1:
+            singles.append((order[c], c))
+        elif order[c] in pair_at:
+            return None
+        else:
+            pair_at[order[c]] = c
+    runs: list[list[int]] = []  # maximal runs of pair positions: [first, last]
+    for p in sorted(pair_at):
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    # the unit types in decomposition order (tractors longest first, pairs, singles), each
+    # with its lowest unit: (k, length, top, cards)
+    types = []
+    tractors = [(b - a + 1, b) for a, b in runs if b > a]
+    for length in sorted({m for m, _ in tractors}, reverse=True):
+        top = min(b for m, b in tractors if m == length)
+        types.append((2, length, top, [pair_at[p] for p in range(top - length + 1, top + 1)]))
+    lone = [a for a, b in runs if a == b]
+    if lone:
+        types.append((2, 1, min(lone), [pair_at[min(lone)]]))
+    if singles:
+        top, c = min(singles)
+        types.append((1, 1, top, [c]))
+    if len(tractors) + len(lone) + len(singles) <= 1:
+        return rules_play.ThrowResult(ok=True), None
+    # each hand's positions of the suit holding a card, a pair
+    suit = eff[held[0]]
+    own = []  # own[h][t]: hand h beats type t by a unit of that type
+    for hand in others.tolist():
+        any_, pair = 0, 0
+        for c, bit in _suit_bits(ctx, suit):
+            if hand[c]:
+                any_ |= bit
+                if hand[c] >= 2:
+                    pair |= bit
+        row = []
+        for k, length, top, _ in types:
+            run = pair if k == 2 else any_
+            for _ in range(length - 1):  # bit p: positions p .. p + length - 1 all held
+                run &= run >> 1
+            row.append(run >> (top - length + 2) != 0)  # a run ending above ``top``
+        own.append(row)
+    failing = [t for j, t in enumerate(types) if any(row[j] for row in own)]
+    beater = next((h for h, row in enumerate(own) if any(row)), None)
+    if not failing:
+        return rules_play.ThrowResult(ok=True), beater
+    candidates = []
+    for k, _, _, ids in failing:
+        unit = np.zeros(54, dtype=np.uint8)
+        unit[ids] = k
+        candidates.append(unit)
+    if len(failing) == 1:
+        pick = 0
+    elif cfg.failed_throw_choice == "NEXT_PLAYER":
+        return rules_play.ThrowResult(ok=False, forced=None, candidates=candidates), beater
+    elif cfg.failed_throw_choice == "AUTO_LOWEST_RANK":  # lowest top, ties: fewer cards
+        pick = min(range(len(failing)), key=lambda j: (failing[j][2], failing[j][0] * failing[j][1]))
+    else:  # AUTO_FEWEST_CARDS: fewest cards, ties: lowest top
+        pick = min(range(len(failing)), key=lambda j: (failing[j][0] * failing[j][1], failing[j][2]))
+    return (rules_play.ThrowResult(ok=False, forced=candidates[pick].copy(), candidates=candidates),
+            beater)
+
+
+def _suit_bits(ctx, suit):
+    """``(card, 1 << position)`` of the cards of effective suit ``suit`` (cached)."""
+    def build():
+        eff, order = _suit_order_lists(ctx)
+        return [(c, 1 << order[c]) for c in range(54) if eff[c] == suit]
+    return ctx.memo("suit_bits", suit, build)
 
 
 def first_beater(throw, others, ctx, leader: int, cfg) -> int:
@@ -678,12 +774,17 @@ def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
     tractor, triple or quad (then the scalar ``rules.scoring`` decides). Otherwise the
     multiplier is 2, or f(pair). ``win``: index (0 = leader) of the last trick's winner in
     ``plays``."""
-    dug = ~s.dealer_side[G, win_seat]
-    basis = plays[:, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[np.arange(G.size), win]
-    mult = np.where((basis >= 2).any(1), eng.switches.pair_factor, 2)
-    bonus = np.where(dug, (s.kitty[G] @ cards.POINTS).astype(np.int64) * mult, 0)
+    bonus = np.zeros(G.size, dtype=np.int64)
+    D = (~s.dealer_side[G, win_seat]).nonzero()[0]  # an attacker won the last trick: dug
+    if not D.size:
+        return bonus
+    basis = plays[D, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[D, win[D]]
+    pairs = count_sum(basis >= 2)
+    mult = np.where(pairs > 0, eng.switches.pair_factor, 2)
+    value = (rows(s.kitty, G[D]) @ cards.POINTS).astype(np.int64) * mult
     if eng.switches.pairs:
-        bonus = np.where(dug & _scalar_lead(eng, basis, s.idx[G]), -1, bonus)
+        value = np.where(_scalar_lead(eng, basis, rows(s.idx, G[D]), pairs), -1, value)
+    bonus[D] = value
     return bonus
 
 

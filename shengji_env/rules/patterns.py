@@ -45,6 +45,14 @@ class Unit:
     def __repr__(self) -> str:
         return f"Unit(k={self.k}, length={self.length}, top={self.top}, {cards.format(self.counts)!r})"
 
+    @classmethod
+    def _make(cls, k: int, length: int, top: int, counts: np.ndarray) -> Unit:
+        """``Unit(k, length, top, counts)`` without the frozen dataclass's ``__init__`` (one
+        ``object.__setattr__`` per field): ``decompose`` makes several per call."""
+        unit = object.__new__(cls)
+        unit.__dict__.update(k=k, length=length, top=top, counts=counts)
+        return unit
+
 
 def suit_layout(suit: int, ctx: TrumpContext) -> tuple[tuple[int, ...], ...]:
     """Identities at each position 0..size-1 of effective suit ``suit`` (low → high), each
@@ -73,53 +81,63 @@ def decompose(counts: np.ndarray, ctx: TrumpContext) -> list[Unit]:
 
 
 def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
-    if not counts.any():
+    held = np.flatnonzero(counts).tolist()  # the identities present, in id order
+    if not held:
         return ()
-    suit = single_suit(counts, ctx)
-    layout = suit_layout(suit, ctx)
-    order = ctx.order_indices
-    rest = [int(x) for x in counts.tolist()]  # Python ints: element access on arrays is slow
-    held = [c for c in range(NUM_CARDS) if rest[c]]  # the identities present, in id order
+    eff, order = _suit_order_lists(ctx)  # one suit: a card's order index is its position
+    if len({eff[c] for c in held}) != 1:
+        single_suit(counts, ctx)  # raises: the cards mix effective suits
+    # Python ints (element access on arrays is slow); a bool array counts each card once
+    rest = (counts if counts.dtype.kind in "iu" else counts.astype(np.int64)).tolist()
     found: list[tuple[int, int, int, tuple[int, ...], int]] = []  # k, length, top, ids, top id
     for k in range(ctx.decks, 1, -1):
-        # a chain needs two identities held k times (fewer: no position scan)
-        while sum(rest[c] >= k for c in held) >= 2:
-            # identity chosen at each position: the first (suit order) with >= k copies left
-            pick = []
-            for ids in layout:
-                for c in ids:
-                    if rest[c] >= k:
-                        pick.append(c)
-                        break
-                else:
-                    pick.append(-1)
-            best_len, best_top, run = 0, -1, 0
-            for i, c in enumerate(pick):
-                run = run + 1 if c >= 0 else 0
-                if run >= best_len and run > 0:  # >= : a later (higher) top wins ties
-                    best_len, best_top = run, i
+        while True:
+            # the identity chosen at each position holding one with >= k copies left: the
+            # first in suit order (ids run S, H, C, D: the lowest held)
+            pick: dict[int, int] = {}
+            for c in held:
+                if rest[c] >= k:
+                    pick.setdefault(order[c], c)
+            # the longest run of consecutive positions; ties: the higher top
+            best_len, best_top, run, prev = 0, -1, 0, -2
+            for p in sorted(pick):
+                run = run + 1 if p == prev + 1 else 1
+                prev = p
+                if run >= best_len:
+                    best_len, best_top = run, p
             if best_len < 2:
                 break
-            ids = tuple(pick[i] for i in range(best_top - best_len + 1, best_top + 1))
+            ids = tuple(pick[p] for p in range(best_top - best_len + 1, best_top + 1))
             for c in ids:
                 rest[c] -= k
             found.append((k, best_len, best_top, ids, pick[best_top]))
-        for c in [c for c in held if rest[c] >= k]:
+        for c in held:
             while rest[c] >= k:
                 rest[c] -= k
-                found.append((k, 1, int(order[c]), (c,), c))
+                found.append((k, 1, order[c], (c,), c))
     for c in held:
         for _ in range(rest[c]):
-            found.append((1, 1, int(order[c]), (c,), c))
+            found.append((1, 1, order[c], (c,), c))
     # one identity per position: the top identity is the one at the top position
     found.sort(key=lambda u: (-u[0], -u[1], -u[2], u[4]))
-    units = []
-    for k, length, top, ids, _ in found:
-        unit = np.zeros(NUM_CARDS, dtype=np.uint8)
-        unit[list(ids)] = k
-        unit.flags.writeable = False
-        units.append(Unit(k, length, top, unit))
-    return tuple(units)
+    # the units' cards: rows of one read-only array, written as bytes (numpy calls per unit
+    # cost more than the rest of the decomposition)
+    table = bytearray(len(found) * NUM_CARDS)
+    for j, (k, _, _, ids, _) in enumerate(found):
+        for c in ids:
+            table[j * NUM_CARDS + c] = k
+    rows = np.frombuffer(bytes(table), dtype=np.uint8).reshape(len(found), NUM_CARDS)  # read-only
+    return tuple(Unit._make(k, length, top, row) for (k, length, top, _, _), row in zip(found, rows))
+
+
+def _suit_order_lists(ctx: TrumpContext) -> tuple[list[int], list[int]]:
+    """``ctx.effective_suits`` and ``ctx.order_indices`` as lists of Python ints, cached on the
+    context."""
+    out = ctx.__dict__.get("_suit_order_lists")
+    if out is None:
+        out = ctx.__dict__["_suit_order_lists"] = (ctx.effective_suits.tolist(),
+                                                  ctx.order_indices.tolist())
+    return out
 
 
 def is_tractor(counts: np.ndarray, ctx: TrumpContext) -> bool:

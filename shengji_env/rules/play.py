@@ -65,21 +65,58 @@ def beats_unit(hand: np.ndarray, unit: Unit, suit: int, ctx: TrumpContext,
     chain unit (length >= 2) is also beaten by any unit of larger k with the same number of
     cards, whatever its rank (a quad beats a 2-pair tractor, a 2-triple Titanic a 3-pair tractor;
     a quad does not break a 3-pair tractor)."""
-    most = _position_most(_u8(hand).tolist(), suit_layout(suit, ctx))
+    most = _position_most(_ints(hand), suit, ctx)
     return _beats(most, unit, ctx.decks, tuple_beats_chain)
 
 
-def _position_most(hand: list, layout) -> list[int]:
-    """The most copies of one identity ``hand`` (Python ints) holds at each position of a
-    suit's ``layout``: what every run test reads (one pass over the hand for all units)."""
-    return [max([hand[c] for c in ids]) if ids else 0 for ids in layout]
+def _ints(counts) -> list[int]:
+    """A count vector (``[54]``, any integer dtype) as a list of Python ints."""
+    a = np.asarray(counts)
+    if a.shape != (NUM_CARDS,):
+        raise ValueError(f"expected a count vector of shape (54,), got shape {a.shape}")
+    return (a if a.dtype.kind in "iu" else a.astype(np.int64)).tolist()
+
+
+def _int_rows(hands) -> list[list[int]]:
+    """Count vectors (a sequence of ``[54]``, or one ``[h, 54]`` array) as lists of Python
+    ints: one conversion for all of them."""
+    a = np.asarray(hands)
+    if a.ndim != 2 or a.shape[1] != NUM_CARDS:
+        raise ValueError(f"expected count vectors of shape (54,), got shape {a.shape[1:]}")
+    return (a if a.dtype.kind in "iu" else a.astype(np.int64)).tolist()
+
+
+def _position_most(hand: list, suit: int, ctx: TrumpContext) -> list[int]:
+    """The most copies of one identity ``hand`` (Python ints) holds at each position of
+    effective suit ``suit``: what every run test reads (one pass over the hand for all units)."""
+    first, shared = _position_reader(suit, ctx)
+    most = [hand[c] for c in first]
+    for i, ids in shared:  # positions of several identities (the off-suit level cards)
+        most[i] = max([hand[c] for c in ids], default=0)
+    return most
+
+
+def _position_reader(suit: int, ctx: TrumpContext):
+    """For ``_position_most``: the first identity at each position of ``suit``, and the
+    positions holding several identities (or none) with their identities; cached on the
+    context."""
+    def build():
+        layout = suit_layout(suit, ctx)
+        return ([ids[0] if ids else 0 for ids in layout],
+                [(i, ids) for i, ids in enumerate(layout) if len(ids) != 1])
+    return ctx.memo("position_reader", suit, build)
 
 
 def _beats(most: list, unit: Unit, decks: int, tuple_beats_chain: bool) -> bool:
     """``beats_unit`` on a hand given as its ``_position_most`` in the unit's suit."""
-    if _has_run(most, unit.k, unit.length, unit.top + 1):
-        return True
-    if tuple_beats_chain and unit.length >= 2:
+    return (_has_run(most, unit.k, unit.length, unit.top + 1)
+            or (tuple_beats_chain and _beats_by_larger(most, unit, decks)))
+
+
+def _beats_by_larger(most: list, unit: Unit, decks: int) -> bool:
+    """``tuple_beats_chain``: a chain ``unit`` (length >= 2) is beaten by any unit of larger k
+    with the same number of cards, whatever its rank."""
+    if unit.length >= 2:
         for k in range(unit.k + 1, decks + 1):
             if unit.size % k == 0 and _has_run(most, k, unit.size // k, 0):
                 return True
@@ -89,11 +126,12 @@ def _beats(most: list, unit: Unit, decks: int, tuple_beats_chain: bool) -> bool:
 def _has_run(most: list, k: int, length: int, min_top: int) -> bool:
     """Can a (k, length) unit with top >= ``min_top`` be cut from a hand (``most``: its
     ``_position_most``): ``length`` consecutive positions each holding some identity ``k``
-    times (§6.1)?"""
+    times (§6.1)? Such a run lies at or after position ``min_top - length + 1``: the scan
+    starts there."""
     run = 0
-    for top, m in enumerate(most):
+    for m in most[max(0, min_top - length + 1):]:
         run = run + 1 if m >= k else 0
-        if run >= length and top >= min_top:
+        if run >= length:
             return True
     return False
 
@@ -122,33 +160,25 @@ def judge_throw(lead: np.ndarray, other_hands, ctx: TrumpContext, cfg, find_beat
         return ThrowResult(ok=True), None
     if len(other_hands) != 3:
         raise ValueError(f"other_hands must hold the 3 other seats' hands, got {len(other_hands)}")
-    layout, decks, tbc = suit_layout(suit, ctx), ctx.decks, cfg.tuple_beats_chain
-    hands = [_position_most(_u8(h).tolist(), layout) for h in other_hands]
-    memo: dict[tuple[int, int, bool], bool] = {}
-
-    def beaten(j: int, k: int, larger: bool) -> bool:
-        """Unit ``j`` is beaten in hand ``k`` (``larger``: larger tuples count too)."""
-        key = (j, k, larger)
-        if key not in memo:
-            memo[key] = _beats(hands[k], units[j], decks, larger)
-        return memo[key]
-
-    failing_types: list[tuple[int, int]] = []
-    for j, u in enumerate(units):
-        if u.shape not in failing_types and any(beaten(j, k, tbc) for k in range(3)):
-            failing_types.append(u.shape)
+    decks, tbc = ctx.decks, cfg.tuple_beats_chain
+    hands = [_position_most(h, suit, ctx) for h in _int_rows(other_hands)]
+    # A hand that beats a unit of a type beats every unit of that type with a lower (or the
+    # same) top: a type fails iff its lowest unit is beaten, and that unit is its candidate
+    # (§7.4.2; decompose() orders equal tops by suit S, H, C, D: the first of the lowest).
+    lowest: dict[tuple[int, int], Unit] = {}
+    for u in units:
+        if u.shape not in lowest or u.top < lowest[u.shape].top:
+            lowest[u.shape] = u
+    types = list(lowest.values())  # in decomposition order
+    # own[k][t]: hand k beats type t by a unit of that type
+    own = [[_has_run(h, u.k, u.length, u.top + 1) for u in types] for h in hands]
+    candidates = [u for t, u in enumerate(types) if any(row[t] for row in own)
+                  or (tbc and any(_beats_by_larger(h, u, decks) for h in hands))]
     # the first hand beating a unit by its own type (with tuple_beats_chain a hand can beat
     # by a larger tuple only)
-    beater = None if not find_beater else next(
-        (k for k in range(3) if any(beaten(j, k, False) for j in range(len(units)))), None)
-    if not failing_types:
+    beater = next((k for k, row in enumerate(own) if any(row)), None) if find_beater else None
+    if not candidates:
         return ThrowResult(ok=True), beater
-    candidates = []
-    for shape in failing_types:
-        same = [u for u in units if u.shape == shape]
-        lowest = min(u.top for u in same)
-        # decompose() orders equal tops by suit S, H, C, D: the first of the lowest is taken
-        candidates.append(next(u for u in same if u.top == lowest))
     if len(candidates) == 1:
         forced = candidates[0]
     elif cfg.failed_throw_choice == "NEXT_PLAYER":
