@@ -179,8 +179,9 @@ class Engine:
         everyone = np.arange(s.num_games)
         if s.num_games > count[PLAY] >= s.num_games // 2:
             # most games play (the steady state of a large batch): the PLAY rules over every
-            # row in place (other phases' rows look like leaders without a lead to them, and
-            # are cleared and filled below) instead of gathering and scattering most rows
+            # row in place (other phases' rows look like leaders without a lead to them: those
+            # of finished games are cleared here, the others replaced whole below) instead of
+            # gathering and scattering most rows
             trick.mask_play(self, s, everyone, mask)
             if count[OVER]:  # the other phases' rows are replaced whole below
                 mask[s.phase == OVER] = False
