@@ -134,6 +134,16 @@ def test_friend_leads_a_high_single_instead_of_a_low_one():
     assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
 
 
+def test_last_cards_that_form_one_unit_are_led_whole():
+    from agents.baselines import heuristic_friends as hf
+    for hand in ("S:Q Q", "H:4 4", "H:4 4 5 5"):  # a trump pair, an off-suit pair, a tractor
+        t = table(play_view(hand, my_side=1))
+        assert named(hf.plan_play(t)) == named(cards.parse(hand))  # the last trick, whole
+    t = table(play_view("S:Q K", my_side=1))  # two trumps, no pair: the reserve keeps the king
+    assert named(hf.plan_play(t)) == named(cards.parse("S:Q"))
+    assert hf.last_unit(table(play_view("H:4 4, D:5 5", my_side=1))) is None  # two suits
+
+
 def test_low_trump_is_kept_for_the_last_trick_from_ten_cards_on():
     from agents.baselines import heuristic_friends as hf
     t = table(play_view("S:3, H:4 5 6 7 8, D:4 5 6 7 8"))  # 11 cards: a low trump is not kept

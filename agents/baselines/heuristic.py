@@ -19,9 +19,10 @@ Per phase (DESIGN.md §4):
   else the small joker; never a card that would leave it alone. In play it helps the partners the
   observation reveals (the dealer, the shown friend; ``heuristic_play.known_partners``); an
   attacker, while the friend is hidden, counts as partner a seat the play proves is not the
-  friend (it played a copy of the friend card unshown, or is void in its suit). Three play rules
+  friend (it played a copy of the friend card unshown, or is void in its suit). Four play rules
   exist only in this mode (``heuristic_friends``): near the end keep its best trump for the last
-  trick (the multiplied kitty; the dealer only when he buried points); the friend leads a high
+  trick (the multiplied kitty; the dealer only when he buried points); last cards that form one
+  unit are led whole (a bigger kitty multiplier, a harder lead to beat); the friend leads a high
   single rather than a low one that gives the lead away; a point trick is taken with a probable
   winner rather than left to seats it cannot count on.
 

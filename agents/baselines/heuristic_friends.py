@@ -1,7 +1,7 @@
 """Find-friends card play for ``HeuristicAgent`` (RULES.md §10.6): the rules only this mode uses.
 
 ``HeuristicAgent`` calls :func:`plan_play` only when the observation has the find-friends blocks
-(``view.my_side is not None``), so fixed-partnership play is untouched. Three rules on top of
+(``view.my_side is not None``), so fixed-partnership play is untouched. Four rules on top of
 ``heuristic_play.plan_lead`` / ``plan_follow``:
 
 * **keep a trump for the last trick**: the kitty's points, multiplied, go to the attackers when
@@ -19,6 +19,11 @@
   ``TAKE_SLACK`` unseen cards beat — in the led suit, only when nobody after him who may be an
   opponent may ruff (a strong player holding one of those few cards will still overtake; a
   careless one often will not). Not when a partner already wins the trick for sure.
+* **the last cards as one unit**: a leader whose whole hand is one unit of two or more cards (a
+  pair, a triple, a tractor, RULES.md §6.1) leads it whole. That trick is then the last one, and
+  its lead's structure sets the kitty multiplier (§10.2: ×4 for a pair instead of ×2 for a
+  single); the unit is also harder to beat than its cards one by one (only a higher unit of its
+  shape, or a trump one, takes it), while the last-trick reserve would have split it.
 * **the friend leads high**: the friend of a dealer whose play he cannot count on (a random or
   weak dealer will not win the tricks the friend gives away) leads, instead of a low single that
   gives the lead away, a high single without points that at most ``LEAD_HIGH_SLACK`` unseen cards
@@ -32,12 +37,12 @@ import dataclasses
 import numpy as np
 
 from shengji_env import cards
-from shengji_env.rules import TRUMP, is_legal_follow
+from shengji_env.rules import TRUMP, decompose, is_legal_follow
 
 from .heuristic_play import POINTS, Table, _in_suit_wins, plan_follow, plan_lead
 
 __all__ = ["RESERVE_FROM", "RESERVE_SLACK", "RESERVE_ANY_FROM", "LEAD_HIGH_SLACK", "TAKE_SLACK",
-           "TAKE_POINTS", "last_trick_reserve", "lead_high", "take_probable", "plan_play"]
+           "TAKE_POINTS", "last_trick_reserve", "last_unit", "lead_high", "take_probable", "plan_play"]
 
 #: the last-trick trump is kept from this many cards in hand on
 RESERVE_FROM = 12
@@ -69,6 +74,20 @@ def last_trick_reserve(t: Table) -> np.ndarray | None:
     out = np.zeros(54, dtype=np.int64)
     out[best] = 1
     return out
+
+
+def last_unit(t: Table) -> np.ndarray | None:
+    """For a leader, ``int64[54]`` — his whole hand when it is one unit of two or more cards of
+    one suit (module docstring), else None."""
+    if t.cards_left < 2:
+        return None
+    suits = np.unique(t.eff[t.hand > 0])
+    if suits.size != 1:
+        return None
+    units = decompose(t.hand.astype(np.uint8), t.ctx)
+    if len(units) != 1 or units[0].k < 2:
+        return None
+    return t.hand.copy()
 
 
 def lead_high(t: Table, play: np.ndarray) -> np.ndarray | None:
@@ -132,12 +151,16 @@ def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
 
 
 def plan_play(t: Table) -> np.ndarray:
-    """The whole lead or follow ``int64[54]`` in find-friends mode: ``plan_lead`` /
-    ``plan_follow`` on the hand without the last-trick reserve (a follow only when that is
-    legal for the whole hand), then the friend's high lead or the probable winner."""
+    """The whole lead or follow ``int64[54]`` in find-friends mode: the last cards as one unit;
+    else ``plan_lead`` / ``plan_follow`` on the hand without the last-trick reserve (a follow
+    only when that is legal for the whole hand), then the friend's high lead or the probable
+    winner."""
     reserve = last_trick_reserve(t)
     kept = t if reserve is None else dataclasses.replace(t, hand=t.hand - reserve)
     if t.view.leading:
+        whole = last_unit(t)
+        if whole is not None:
+            return whole
         play = plan_lead(kept)
         high = lead_high(kept, play)
         return play if high is None else high
