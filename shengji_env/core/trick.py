@@ -17,7 +17,7 @@ from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
 from ..rules.order import TRUMP
-from ..rules.patterns import _suit_order_lists
+from ..rules.patterns import suit_order_lists
 from .counts import count_sum, put_rows, rows, seat_rows
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
@@ -420,7 +420,7 @@ def _chain_throw(throw, others, ctx, cfg):
     singles. A type ``(k, L)`` fails (§7.3) iff some hand holds ``L`` consecutive positions of
     ``k`` identical cards ending above the type's lowest unit, its candidate (§7.4.2; singles at
     one position: the lowest id, as ``decompose`` orders them)."""
-    eff, order = _suit_order_lists(ctx)
+    eff, order = suit_order_lists(ctx)
     counts = throw.tolist()
     held = [c for c in range(54) if counts[c]]
     pair_at: dict[int, int] = {}  # position -> the throw's pair there
@@ -494,7 +494,7 @@ def _chain_throw(throw, others, ctx, cfg):
 def _suit_bits(ctx, suit):
     """``(card, 1 << position)`` of the cards of effective suit ``suit`` (cached)."""
     def build():
-        eff, order = _suit_order_lists(ctx)
+        eff, order = suit_order_lists(ctx)
         return [(c, 1 << order[c]) for c in range(54) if eff[c] == suit]
     return ctx.memo("suit_bits", suit, build)
 

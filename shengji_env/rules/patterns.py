@@ -84,7 +84,7 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
     held = np.flatnonzero(counts).tolist()  # the identities present, in id order
     if not held:
         return ()
-    eff, order = _suit_order_lists(ctx)  # one suit: a card's order index is its position
+    eff, order = suit_order_lists(ctx)  # one suit: a card's order index is its position
     if len({eff[c] for c in held}) != 1:
         single_suit(counts, ctx)  # raises: the cards mix effective suits
     # Python ints (element access on arrays is slow); a bool array counts each card once
@@ -130,7 +130,7 @@ def _decompose(counts: np.ndarray, ctx: TrumpContext) -> tuple[Unit, ...]:
     return tuple(Unit._make(k, length, top, row) for (k, length, top, _, _), row in zip(found, rows))
 
 
-def _suit_order_lists(ctx: TrumpContext) -> tuple[list[int], list[int]]:
+def suit_order_lists(ctx: TrumpContext) -> tuple[list[int], list[int]]:
     """``ctx.effective_suits`` and ``ctx.order_indices`` as lists of Python ints, cached on the
     context."""
     out = ctx.__dict__.get("_suit_order_lists")
