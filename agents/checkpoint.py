@@ -31,7 +31,7 @@ import torch
 
 from shengji_env import Rules
 
-from .base import TorchPolicy, check_threads
+from .base import TorchPolicy, check_threads, torch_threads
 from .learners.nets import PolicyValueNet
 
 __all__ = ["CHECKPOINT_PREFIX", "CHECKPOINT_VERSION", "RESUME_KEYS", "check_resumable",
@@ -230,7 +230,8 @@ def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = Fal
     greedy (masked argmax), or ``sample=True`` (masked softmax, Gumbel-max on the numpy rng);
     ``threads``: torch threads for its forward passes (``TorchPolicy``; spec ``runs/x?threads=2``)."""
     threads = check_threads(threads)
-    ckpt = load_checkpoint(path)
+    with torch_threads(threads):  # building the network runs torch ops too
+        ckpt = load_checkpoint(path)
+        net = net_from_checkpoint(ckpt, rules)
     name = Path(path).stem if Path(path).is_file() else Path(path).name
-    return TorchPolicy(net_from_checkpoint(ckpt, rules), sample=sample, name=name,
-                       threads=threads)
+    return TorchPolicy(net, sample=sample, name=name, threads=threads)

@@ -73,8 +73,7 @@ def test_bad_threads_are_refused_with_the_value(bad):
 
 
 def test_specs_take_threads(three_threads):
-    rules = Rules()
-    assert resolve("bot", rules).threads == 1
-    assert resolve("bot?threads=2", rules).threads == 2
+    assert resolve("bot?threads=2", Rules()).threads == 2
     with pytest.raises(ValueError, match="threads=0"):
-        resolve("bot?threads=0", rules)
+        resolve("bot?threads=0", Rules())
+    assert torch.get_num_threads() == three_threads

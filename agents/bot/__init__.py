@@ -42,15 +42,15 @@ def BotAgent(rules: Rules | None = None, sample: bool = False,  # noqa: N802 —
     argmax, or ``sample=True`` its masked softmax (Gumbel-max on the numpy rng, as every
     checkpoint policy); ``threads``: torch threads for its forward passes (``TorchPolicy``).
     ``ValueError`` when the rules change the layout the bot was trained for."""
-    from agents.base import TorchPolicy, check_threads
-
-    threads = check_threads(threads)
+    from agents.base import TorchPolicy, check_threads, torch_threads
     from agents.checkpoint import load_checkpoint, net_from_checkpoint
 
     rules = Rules() if rules is None else rules
+    threads = check_threads(threads)
     ckpt = load_checkpoint(DEFAULT_WEIGHTS)
     try:
-        net = net_from_checkpoint(ckpt, rules)
+        with torch_threads(threads):  # building the network runs torch ops too
+            net = net_from_checkpoint(ckpt, rules)
     except ValueError as e:
         trained = Rules(**ckpt["rules"])
         raise ValueError(
