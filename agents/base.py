@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -27,9 +28,12 @@ __all__ = [
     "BasePolicy",
     "FunctionPolicy",
     "Policy",
+    "TorchPolicy",
     "check_batch",
+    "check_threads",
     "masked_argmax",
     "policy_from_fn",
+    "torch_threads",
 ]
 
 
@@ -177,11 +181,20 @@ class TorchPolicy(BasePolicy):
 
     Illegal actions are masked out; ``sample=False`` takes the masked argmax, ``sample=True``
     samples from the masked softmax with the numpy rng (Gumbel-max), so runs stay reproducible.
+
+    ``threads``: torch's intra-op threads for the forward pass (restored after it); ``None``
+    leaves torch's setting alone. The default is 1: a decision batch is small (a few hundred
+    rows at most), so more threads gain little even on an idle machine, and when another job
+    holds a core every multi-threaded op waits for the descheduled thread — on this project's
+    2-core machine, with a training run on one core, two threads made the same evaluation 20x
+    slower (README, "Reliability").
     """
 
-    def __init__(self, module, sample: bool = False, name: str | None = None):
+    def __init__(self, module, sample: bool = False, name: str | None = None,
+                 threads: int | None = 1):
         self.module, self.sample = module, sample
         self.name = name or type(module).__name__
+        self.threads = check_threads(threads)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
@@ -190,7 +203,7 @@ class TorchPolicy(BasePolicy):
         obs, mask = check_batch(obs, mask)
         param = next(self.module.parameters(), None)
         device = param.device if param is not None else "cpu"
-        with torch.no_grad():
+        with torch.no_grad(), torch_threads(self.threads):
             out = self.module(torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device))
         logits = (out[0] if isinstance(out, tuple) else out).detach().cpu().double().numpy()
         if logits.shape != mask.shape:
@@ -201,15 +214,43 @@ class TorchPolicy(BasePolicy):
         return masked_argmax(logits, mask)
 
 
+def check_threads(threads) -> int | None:
+    """``threads`` as a positive ``int`` or ``None``; ``ValueError`` naming the value otherwise."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads={threads!r}: expected a positive integer (torch threads for "
+                         "the forward pass) or None (leave torch's setting)")
+    return threads
+
+
+@contextmanager
+def torch_threads(threads: int | None):
+    """Run the block with ``torch.set_num_threads(threads)`` and restore the previous count after
+    it (a pair of calls costs under a microsecond); ``None``: change nothing."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def policy_from_fn(fn: Callable, batched: bool = False, name: str | None = None,
-                   sample: bool = False) -> BasePolicy:
+                   sample: bool = False, threads: int | None = 1) -> BasePolicy:
     """Wrap a function or a torch module as a ``Policy``.
 
     * ``batched=False``: ``fn(obs_dict[, rng])`` returns an action id, or scores float[A];
     * ``batched=True``: ``fn(obs float32[B, N], mask bool[B, A][, rng])`` returns action ids
       int[B], or scores float[B, A];
     * a ``torch.nn.Module``: logits float[B, A] from observations float32[B, N] (always
-      batched); masked argmax, or a masked sample with ``sample=True``.
+      batched); masked argmax, or a masked sample with ``sample=True``; ``threads`` as
+      ``TorchPolicy``'s.
 
     Scores are masked (illegal actions never chosen); an illegal action id raises ``ValueError``.
     """
@@ -217,7 +258,7 @@ def policy_from_fn(fn: Callable, batched: bool = False, name: str | None = None,
         return fn
     torch = sys.modules.get("torch")  # a torch module can exist only if torch is imported
     if torch is not None and isinstance(fn, torch.nn.Module):
-        return TorchPolicy(fn, sample=sample, name=name)
+        return TorchPolicy(fn, sample=sample, name=name, threads=threads)
     if not callable(fn):
         raise TypeError(f"policy_from_fn needs a callable or a torch.nn.Module, got "
                         f"{type(fn).__name__}")

@@ -31,7 +31,7 @@ import torch
 
 from shengji_env import Rules
 
-from .base import TorchPolicy
+from .base import TorchPolicy, check_threads, torch_threads
 from .learners.nets import PolicyValueNet
 
 __all__ = ["CHECKPOINT_PREFIX", "CHECKPOINT_VERSION", "RESUME_KEYS", "check_resumable",
@@ -224,9 +224,14 @@ def net_from_checkpoint(ckpt: dict, rules: Rules | None = None) -> PolicyValueNe
     return net
 
 
-def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False):
+def load_policy(path: str | Path, rules: Rules | None = None, sample: bool = False,
+                threads: int | None = 1):
     """A trained checkpoint (a file, or a run folder: its latest checkpoint) as a ``Policy``:
-    greedy (masked argmax), or ``sample=True`` (masked softmax, Gumbel-max on the numpy rng)."""
-    ckpt = load_checkpoint(path)
+    greedy (masked argmax), or ``sample=True`` (masked softmax, Gumbel-max on the numpy rng);
+    ``threads``: torch threads for its forward passes (``TorchPolicy``; spec ``runs/x?threads=2``)."""
+    threads = check_threads(threads)
+    with torch_threads(threads):  # building the network runs torch ops too
+        ckpt = load_checkpoint(path)
+        net = net_from_checkpoint(ckpt, rules)
     name = Path(path).stem if Path(path).is_file() else Path(path).name
-    return TorchPolicy(net_from_checkpoint(ckpt, rules), sample=sample, name=name)
+    return TorchPolicy(net, sample=sample, name=name, threads=threads)

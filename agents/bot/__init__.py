@@ -36,17 +36,21 @@ def metadata(path: str | Path = DEFAULT_WEIGHTS) -> dict:
     return {k: v for k, v in load_checkpoint(path).items() if k != "model"}
 
 
-def BotAgent(rules: Rules | None = None, sample: bool = False):  # noqa: N802 — reads as a class
+def BotAgent(rules: Rules | None = None, sample: bool = False,  # noqa: N802 — reads as a class
+             threads: int | None = 1):
     """The shipped bot for ``rules`` (default ``Rules()``) as a ``Policy``: the network's masked
     argmax, or ``sample=True`` its masked softmax (Gumbel-max on the numpy rng, as every
-    checkpoint policy). ``ValueError`` when the rules change the layout the bot was trained for."""
-    from agents.base import TorchPolicy
+    checkpoint policy); ``threads``: torch threads for its forward passes (``TorchPolicy``).
+    ``ValueError`` when the rules change the layout the bot was trained for."""
+    from agents.base import TorchPolicy, check_threads, torch_threads
     from agents.checkpoint import load_checkpoint, net_from_checkpoint
 
     rules = Rules() if rules is None else rules
+    threads = check_threads(threads)
     ckpt = load_checkpoint(DEFAULT_WEIGHTS)
     try:
-        net = net_from_checkpoint(ckpt, rules)
+        with torch_threads(threads):  # building the network runs torch ops too
+            net = net_from_checkpoint(ckpt, rules)
     except ValueError as e:
         trained = Rules(**ckpt["rules"])
         raise ValueError(
@@ -56,4 +60,4 @@ def BotAgent(rules: Rules | None = None, sample: bool = False):  # noqa: N802 �
             "for other rules train a network with them (python train.py --config "
             "configs/ppo_selfplay.yaml --set rules.decks=1, say) and name its run folder as the "
             "agent") from None
-    return TorchPolicy(net, sample=bool(sample), name="bot")
+    return TorchPolicy(net, sample=bool(sample), name="bot", threads=threads)
