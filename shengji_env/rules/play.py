@@ -279,7 +279,7 @@ def _key(counts) -> bytes:
 def _partial_follows(in_suit_key: bytes, lead_key: bytes, suit: int,
                      ctx: TrumpContext) -> tuple[np.ndarray, int]:
     """``follow_partial_tractor`` with 2 decks and a lead holding a tractor: every legal follow
-    from H_E (``in_suit``, at least as many cards as the lead), ``int64[m, 54]``, and the most
+    from H_E (``in_suit``, at least as many cards as the lead), ``uint8[m, 54]``, and the most
     pairs a follow meeting the two §8.2 conditions covers by tractors (the option's third
     condition is to reach it). Enumerated once per (H_E, lead): the follower's mask asks about
     every card of every prefix of its play, each a question about this same set."""
@@ -295,7 +295,7 @@ def _partial_follows(in_suit_key: bytes, lead_key: bytes, suit: int,
             meeting.append(x)
             covered.append(_covered(x, suit, ctx, sum(t_lead)))
     best = max(covered, default=0)
-    legal = np.array([x for x, c in zip(meeting, covered) if c == best], dtype=np.int64)
+    legal = np.array([x for x, c in zip(meeting, covered) if c == best], dtype=np.uint8)
     legal = legal.reshape(-1, NUM_CARDS)
     legal.flags.writeable = False  # cached: shared by every caller
     return legal, best
