@@ -23,6 +23,11 @@ new/old (working tree / baseline; > 1 is faster) and the range of the per-repeat
     python benchmarks/bench_engine.py --baseline f438bb7 --sizes 1 64 1024
 
 An unknown revision, or a script outside a git checkout, is reported in one line (exit status 2).
+
+``--rule NAME=VALUE`` (repeatable) plays under a rules option (``Rules`` field names; ``true`` /
+``false`` for flags), for every deck count and both sides of ``--baseline``:
+
+    python benchmarks/bench_engine.py --rule follow_partial_tractor=true --baseline b198180
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ if TYPE_CHECKING:
     from shengji_env.rules import Rules
 
 # The engine is imported inside the functions that run it: the parent process of --baseline never
-# imports it (each of its runs does, from its own checkout).
+# imports it (each of its runs does, from its own checkout); the parent reads only the working
+# tree's ``Rules`` fields, to check ``--rule``.
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -95,6 +101,40 @@ def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None,
     return {"decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed}
 
 
+def rule_option(text: str) -> tuple[str, object]:
+    """``--rule NAME=VALUE`` as ``(name, value)``, the value read by the ``Rules`` field's type
+    (a flag takes ``true`` / ``false``); an unknown name or a value ``Rules`` refuses is one
+    error line naming it."""
+    import dataclasses
+
+    from shengji_env.rules import Rules
+
+    name, sep, raw = (part.strip() for part in text.partition("="))
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Rules)}
+    if not sep or name not in kinds:
+        raise argparse.ArgumentTypeError(
+            f"--rule {text!r}: expected NAME=VALUE with NAME a Rules option ({', '.join(kinds)})")
+    value: object = raw
+    if kinds[name] == "bool":
+        if raw.lower() not in ("true", "false"):
+            raise argparse.ArgumentTypeError(f"--rule {text!r}: {name} is true or false")
+        value = raw.lower() == "true"
+    elif "int" in kinds[name] and raw.lstrip("-").isdigit():
+        value = int(raw)
+    try:
+        Rules(**{name: value})
+    except (TypeError, ValueError) as err:
+        raise argparse.ArgumentTypeError(f"--rule {text!r}: {err}") from None
+    return name, value
+
+
+def rules_for(args, decks: int) -> Rules:
+    """The rules of a run: ``decks`` and the ``--rule`` options."""
+    from shengji_env.rules import Rules
+
+    return Rules(decks=decks, **dict(args.rule))
+
+
 def warmup_for(num_games: int, warmup: int) -> int:
     return warmup if num_games <= 1024 else warmup // 2
 
@@ -119,13 +159,12 @@ def _foreign_modules(root: Path) -> list[str]:
 def worker(args) -> None:
     """One run in a subprocess of ``--baseline``: check where ``shengji_env`` came from, print JSON."""
     import shengji_env
-    from shengji_env.rules import Rules
 
     root, imported = Path(args.worker).resolve(), Path(shengji_env.__file__).resolve()
     if not imported.is_relative_to(root):
         sys.exit(f"bench_engine.py --worker: imported {imported}, expected a shengji_env inside {root}")
     (b,) = args.sizes
-    res = run(b, args.steps, seed=args.seed, rules=Rules(decks=args.decks[0]),
+    res = run(b, args.steps, seed=args.seed, rules=rules_for(args, args.decks[0]),
               warmup=warmup_for(b, args.warmup))
     if foreign := _foreign_modules(root):
         sys.exit(f"bench_engine.py --worker: modules from outside {root}: {'; '.join(foreign)}")
@@ -141,15 +180,16 @@ def compare(args) -> dict:
     if len(args.decks) != 1:
         print("bench_engine.py: --baseline times one deck count; give one --decks", file=sys.stderr)
         sys.exit(2)
-    opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks[0])]
+    opts = ["--steps", str(args.steps), "--warmup", str(args.warmup), "--decks", str(args.decks[0]),
+            *(f"--rule={name}={value}" for name, value in args.rule)]
     res = baseline.compare_or_exit(Path(__file__), args.baseline, args.sizes, args.repeats, opts)
     print(baseline.format_table(res))
-    return {**res, "decks": args.decks[0], "steps": args.steps, "warmup": args.warmup}
+    return {**res, "decks": args.decks[0], "steps": args.steps, "warmup": args.warmup,
+            "rules": dict(args.rule)}
 
 
 def by_decks(args) -> dict:
     """Several deck counts in one run, interleaved; prints the table, returns the medians."""
-    from shengji_env.rules import Rules
 
     runs = {(d, b): [] for d in args.decks for b in args.sizes}
     for r in range(args.repeats):
@@ -157,7 +197,7 @@ def by_decks(args) -> dict:
             for d in args.decks:
                 # a hand has ~decks/2 times the decisions of a 2-deck hand: time as many hands
                 scale = d / 2
-                runs[d, b].append(run(b, round(args.steps * scale), seed=r, rules=Rules(decks=d),
+                runs[d, b].append(run(b, round(args.steps * scale), seed=r, rules=rules_for(args, d),
                                       warmup=round(warmup_for(b, args.warmup) * scale)))
     med = {d: {b: {k: float(np.median([x[k] for x in runs[d, b]])) for k in runs[d, b][0]}
                for b in args.sizes} for d in args.decks}
@@ -178,6 +218,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=_count(1), default=None, help="runs per size (3; 5 with --baseline)")
     ap.add_argument("--decks", type=int, nargs="+", default=[2], choices=(1, 2, 3, 4),
                     help="deck counts (default 2); several: one interleaved table")
+    ap.add_argument("--rule", type=rule_option, action="append", default=[], metavar="NAME=VALUE",
+                    help="a rules option for every run, e.g. follow_partial_tractor=true (repeatable)")
     ap.add_argument("--warmup", type=_count(0), default=300, help="untimed steps before timing")
     ap.add_argument("--baseline", metavar="REV", help="also time git revision REV, side by side")
     ap.add_argument("--json", metavar="PATH", type=Path, help="also write the JSON to PATH")
@@ -191,10 +233,9 @@ def main(argv=None):
     if args.baseline is not None:
         out = compare(args)
     else:
-        from shengji_env.rules import Rules
 
         if len(args.decks) == 1:
-            rules = Rules(decks=args.decks[0])
+            rules = rules_for(args, args.decks[0])
             results = {}
             print(f"{'B':>6} {'decisions/s':>14} {'hands/s':>10}")
             for b in args.sizes:
@@ -204,9 +245,10 @@ def main(argv=None):
                 med = {k: float(np.median([r[k] for r in runs])) for k in runs[0]}
                 results[b] = med
                 print(f"{b:>6} {med['decisions_per_s']:>14,.0f} {med['hands_per_s']:>10,.1f}")
-            out = {"engine_random_play": results, "decks": args.decks[0]}
+            out = {"engine_random_play": results, "decks": args.decks[0], "rules": dict(args.rule)}
         else:
-            out = {"engine_random_play_by_decks": by_decks(args), "decks": args.decks}
+            out = {"engine_random_play_by_decks": by_decks(args), "decks": args.decks,
+                   "rules": dict(args.rule)}
     print(json.dumps(out))
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1) + "\n")

@@ -67,3 +67,23 @@ def test_outside_a_git_checkout(tmp_path):
     proc = bench("--baseline", "HEAD", "--sizes", "1", script=tmp_path / "bench_engine.py", env=env)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "not inside" in proc.stderr and str(tmp_path) in proc.stderr
+
+
+def test_rule_options_reach_the_run(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = bench("--rule", "follow_partial_tractor=true", "--rule", "kitty_multiplier=LINEAR",
+                 "--sizes", "4", "--steps", "10", "--warmup", "2", "--repeats", "1",
+                 "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(out.read_text())
+    assert res["rules"] == {"follow_partial_tractor": True, "kitty_multiplier": "LINEAR"}
+    assert res["engine_random_play"]["4"]["decisions_per_s"] > 0
+
+
+@pytest.mark.parametrize("rule, named", [("kitty_multiplier=BAD", "'BAD' is not allowed"),
+                                         ("follow_partial_tractor=yes", "is true or false"),
+                                         ("no_such_option=1", "a Rules option")])
+def test_bad_rule_is_refused_naming_it(rule, named):
+    proc = bench("--rule", rule, "--sizes", "1")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert rule in proc.stderr and named in proc.stderr

@@ -242,7 +242,8 @@ def _structure_ok(in_suit, lead, play, suit, ctx, cfg) -> bool:
     if min(pairs(play), p_lead) != min(pairs(in_suit), p_lead):
         return False
     if cfg.follow_partial_tractor and t_lead:
-        return _covered(play, suit, ctx, sum(t_lead)) == _best_cover(in_suit, lead, suit, ctx)
+        return _covered(play, suit, ctx, sum(t_lead)) == _partial_follows(
+            _key(in_suit), _key(lead), suit, ctx)[1]
     return True
 
 
@@ -269,17 +270,35 @@ def _cover(pc: tuple) -> int:
     return best
 
 
-def _best_cover(in_suit, lead, suit, ctx) -> int:
-    """Max of ``_covered`` over the plays meeting the two §8.2 conditions (enumerated)."""
+def _key(counts) -> bytes:
+    """The bytes of ``counts`` as ``int64[54]``: a cache key for a hand's suit or a lead."""
+    return np.asarray(counts, dtype=np.int64).tobytes()
+
+
+@lru_cache(maxsize=256)
+def _partial_follows(in_suit_key: bytes, lead_key: bytes, suit: int,
+                     ctx: TrumpContext) -> tuple[np.ndarray, int]:
+    """``follow_partial_tractor`` with 2 decks and a lead holding a tractor: every legal follow
+    from H_E (``in_suit``, at least as many cards as the lead), ``uint8[m, 54]``, and the most
+    pairs a follow meeting the two §8.2 conditions covers by tractors (the option's third
+    condition is to reach it). Enumerated once per (H_E, lead): the follower's mask asks about
+    every card of every prefix of its play, each a question about this same set."""
+    in_suit = np.frombuffer(in_suit_key, dtype=np.int64)
+    lead = np.frombuffer(lead_key, dtype=np.int64)
     n = int(lead.sum())
     p_lead, t_lead = lead_requirements(lead, ctx)
     want_t = tractor_pairs(in_suit, suit, t_lead, ctx)
     want_p = min(pairs(in_suit), p_lead)
-    best = 0
+    meeting, covered = [], []
     for x in submultisets(in_suit, n):
         if tractor_pairs(x, suit, t_lead, ctx) == want_t and min(pairs(x), p_lead) == want_p:
-            best = max(best, _covered(x, suit, ctx, sum(t_lead)))
-    return best
+            meeting.append(x)
+            covered.append(_covered(x, suit, ctx, sum(t_lead)))
+    best = max(covered, default=0)
+    legal = np.array([x for x, c in zip(meeting, covered) if c == best], dtype=np.uint8)
+    legal = legal.reshape(-1, NUM_CARDS)
+    legal.flags.writeable = False  # cached: shared by every caller
+    return legal, best
 
 
 def submultisets(counts: np.ndarray, size: int):
@@ -368,7 +387,12 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
         cost = base[:, None] + (ws <= sel)  # (w, 54)
         return free & is_suit & (cost <= n).any(0)
     req = _lead_req(lead_key, ctx)
-    if ctx.decks == 2 and not (cfg.follow_partial_tractor and req[1]):
+    if ctx.decks == 2 and cfg.follow_partial_tractor and req[1]:
+        # a card may be added iff some legal follow holds the selection and one more copy of it
+        legal = _partial_follows(_key(in_suit), _key(lead), suit, ctx)[0]
+        holding = legal[(legal >= sel).all(1)]
+        return free & is_suit & (holding > sel).any(0)
+    if ctx.decks == 2:
         # what depends only on the hand's suit and the lead: once per (H_E, lead)
         if (sel > in_suit).any():  # a selection outside H_E completes to no follow
             return out
@@ -406,9 +430,9 @@ def can_complete_follow(in_suit, lead, selection, suit, ctx, cfg, req=None) -> b
         return follow_tuples.can_complete(in_suit, lead, selection, ctx, cfg)
     p_lead, t_lead = req if req is not None else lead_requirements(lead, ctx)
     if cfg.follow_partial_tractor and t_lead:
-        # rare option: the simple, exhaustive way
-        return any((x >= selection).all() for x in submultisets(in_suit, n)
-                   if _structure_ok(in_suit, lead, x, suit, ctx, cfg))
+        # the option's third condition is global: test the selection against every legal follow
+        legal = _partial_follows(_key(in_suit), _key(lead), suit, ctx)[0]
+        return bool((legal >= np.asarray(selection)).all(1).any())
     return _witness_check(in_suit, n, suit, ctx, (p_lead, t_lead))(np.asarray(selection).tolist())
 
 
