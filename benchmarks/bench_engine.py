@@ -103,14 +103,16 @@ def run(num_games: int, steps: int, seed: int = 0, rules: Rules | None = None,
 
 def rule_option(text: str) -> tuple[str, object]:
     """``--rule NAME=VALUE`` as ``(name, value)``, the value read by the ``Rules`` field's type
-    (a flag takes ``true`` / ``false``); an unknown name or a value ``Rules`` refuses is one
-    error line naming it."""
+    (a flag takes ``true`` / ``false``); an unknown name or ``decks`` (``--decks`` sets it) is
+    an argparse error naming it (exit status 2), as is a set of options ``Rules`` refuses."""
     import dataclasses
 
     from shengji_env.rules import Rules
 
     name, sep, raw = (part.strip() for part in text.partition("="))
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Rules)}
+    if name == "decks":
+        raise argparse.ArgumentTypeError(f"--rule {text!r}: give the deck count with --decks")
     if not sep or name not in kinds:
         raise argparse.ArgumentTypeError(
             f"--rule {text!r}: expected NAME=VALUE with NAME a Rules option ({', '.join(kinds)})")
@@ -121,11 +123,7 @@ def rule_option(text: str) -> tuple[str, object]:
         value = raw.lower() == "true"
     elif "int" in kinds[name] and raw.lstrip("-").isdigit():
         value = int(raw)
-    try:
-        Rules(**{name: value})
-    except (TypeError, ValueError) as err:
-        raise argparse.ArgumentTypeError(f"--rule {text!r}: {err}") from None
-    return name, value
+    return name, value  # checked by ``Rules`` together with the other options (``main``)
 
 
 def rules_for(args, decks: int) -> Rules:
@@ -228,6 +226,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.worker is not None:
         return worker(args)
+    for decks in args.decks:  # the options together, with each deck count, before any run
+        try:
+            rules_for(args, decks)
+        except (TypeError, ValueError) as err:
+            ap.error(f"--rule with --decks {decks}: {err}")
     if args.repeats is None:
         args.repeats = 5 if args.baseline is not None else 3
     if args.baseline is not None:
