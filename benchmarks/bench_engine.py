@@ -110,7 +110,9 @@ def rule_option(text: str) -> tuple[str, object]:
     from shengji_env.rules import Rules
 
     name, sep, raw = (part.strip() for part in text.partition("="))
-    kinds = {f.name: str(f.type) for f in dataclasses.fields(Rules)}
+    # the fields' annotations: strings under ``from __future__ import annotations``, else types
+    kinds = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+             for f in dataclasses.fields(Rules)}
     if name == "decks":
         raise argparse.ArgumentTypeError(f"--rule {text!r}: give the deck count with --decks")
     if not sep or name not in kinds:

@@ -389,7 +389,7 @@ def legal_next_cards(hand: np.ndarray, lead: np.ndarray | None, selection: np.nd
     req = _lead_req(lead_key, ctx)
     if ctx.decks == 2 and cfg.follow_partial_tractor and req[1]:
         # a card may be added iff some legal follow holds the selection and one more copy of it
-        legal = _partial_follows(_key(in_suit), _key(lead), suit, ctx)[0]
+        legal = _partial_follows(in_suit.tobytes(), lead_key, suit, ctx)[0]  # both int64
         holding = legal[(legal >= sel).all(1)]
         return free & is_suit & (holding > sel).any(0)
     if ctx.decks == 2:
