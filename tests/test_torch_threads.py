@@ -77,3 +77,37 @@ def test_specs_take_threads(three_threads):
     with pytest.raises(ValueError, match="threads=0"):
         resolve("bot?threads=0", Rules())
     assert torch.get_num_threads() == three_threads
+
+
+def test_the_search_agent_runs_its_network_on_its_threads_only_while_it_searches(
+        three_threads, monkeypatch):
+    """Building, pickling and searching with ``PIMCAgent`` leave torch's setting alone: a
+    trainer that evaluates against the search keeps its own thread count for its updates."""
+    import pickle
+
+    from agents.search import PIMCAgent
+    from agents.search.rollout import NetRollout
+    from shengji_env.core import Engine
+    from shengji_env.rules.actions import Phase
+
+    seen = []
+    logits = NetRollout.logits
+
+    def recording(self, obs):
+        seen.append(torch.get_num_threads())
+        return logits(self, obs)
+
+    monkeypatch.setattr(NetRollout, "logits", recording)
+    agent = PIMCAgent(Rules(), worlds=2, candidates=2, recheck=2, seed=0)
+    agent = pickle.loads(pickle.dumps(agent))  # as an evaluation worker receives it
+    assert agent.threads == 1 and torch.get_num_threads() == three_threads
+    eng = Engine(Rules(), 1, seed=3)
+    s = eng.reset()
+    while not (s.phase[0] == Phase.PLAY and not s.selection[0].any()):  # first lead
+        s, _, _ = eng.step(s, np.array([agent.heuristic.act(
+            {"observation": eng.observe(s)[0], "action_mask": eng.legal_mask(s)[0]})]))
+    agent.act({"observation": eng.observe(s)[0], "action_mask": eng.legal_mask(s)[0]})
+    assert agent.last_search is not None and seen and set(seen) == {1}
+    assert torch.get_num_threads() == three_threads
+    with pytest.raises(ValueError, match="threads=0"):
+        PIMCAgent(Rules(), threads=0)

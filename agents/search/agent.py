@@ -50,9 +50,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import numpy as np
-import torch
 
 from agents import BasePolicy, HeuristicAgent, RandomAgent
+from agents.base import check_threads, torch_threads
 from agents.baselines.heuristic import bury_options
 from agents.plays import follow_plays, lead_plays, play_key
 from shengji_env import Rules
@@ -144,6 +144,9 @@ class PIMCAgent(BasePolicy):
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
+    * ``threads``: torch threads for the search's network passes (1: one core per agent), set
+      for each search and restored after it, so torch's own setting stays the caller's
+      (``None``: use it as it is);
     * ``sampler``: a ``WorldSampler`` (default ``UniformSampler``): the hook for a learned belief;
     * ``belief``: what is done with the sampler's worlds (``_worlds``): ``"uniform"`` (default)
       plays them; ``"consistent"`` keeps those that agree with the hand's whole public play
@@ -191,9 +194,10 @@ class PIMCAgent(BasePolicy):
                              f"window={window} at least 0")
         self._history = PlayHistory()
         self._step = float(self.rules.level_step)
-        self.threads = threads
-        if threads:  # one core per agent: small batches gain nothing from more threads
-            torch.set_num_threads(int(threads))
+        # the search's torch work runs on ``threads`` threads (one core per agent: its small
+        # batches gain nothing from more), inside ``act`` only: torch's own setting, which the
+        # caller (a trainer evaluating against the search, say) chose, is left as it was
+        self.threads = check_threads(threads)
         self.sampler = sampler if sampler is not None else UniformSampler(self.rules)
         self.heuristic = HeuristicAgent(self.rules)
         try:
@@ -238,12 +242,6 @@ class PIMCAgent(BasePolicy):
         self.last: SearchRecord | None = None  # the most recent search (module docstring)
         self.last_search: SearchRecord | None = None  # the search of the latest act call
 
-    def __setstate__(self, state: dict) -> None:
-        # unpickled in an evaluation worker: keep torch at one thread there too
-        self.__dict__.update(state)
-        if state.get("threads"):
-            torch.set_num_threads(int(state["threads"]))
-
     def __repr__(self) -> str:
         return (f"PIMCAgent(worlds={self.worlds}, candidates={self.candidates}, "
                 f"rollout={self.rollout_name!r}, seed={self.seed}, time_ms={self.time_ms}, "
@@ -267,7 +265,8 @@ class PIMCAgent(BasePolicy):
                 and self.rules.partnership == "FIXED")
             if searched:
                 search = self._search if view.phase == Phase.PLAY else self._search_bury
-                plan = search(view, observation, mask, self._rng(observation, rng))
+                with torch_threads(self.threads):
+                    plan = search(view, observation, mask, self._rng(observation, rng))
                 self.last_search = self.last
                 self._plans[key] = plan
                 if len(self._plans) > 64:
