@@ -84,8 +84,8 @@ def last_unit(t: Table) -> np.ndarray | None:
     suits = np.unique(t.eff[t.hand > 0])
     if suits.size != 1:
         return None
-    units = decompose(t.hand.astype(np.uint8), t.ctx)
-    if len(units) != 1 or units[0].k < 2:
+    # one unit holding two or more cards is a pair, a triple, a quad or a tractor (k >= 2)
+    if len(decompose(t.hand.astype(np.uint8), t.ctx)) != 1:
         return None
     return t.hand.copy()
 
