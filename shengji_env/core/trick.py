@@ -165,8 +165,11 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
         P = (full & (s.lead_pairs[G] > 0)).nonzero()[0]
         if P.size:
-            pairs_ok = _pairs_ok_quads if eng.switches.quads else _pairs_ok
-            follow[P] &= pairs_ok(held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]])
+            args = held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]]
+            if eng.switches.quads:
+                follow[P] &= _pairs_ok_quads(*args)
+            else:  # the free cards of E that fit
+                follow[P] = _pairs_ok(*args)
         # a tractor (or triple) in the lead: the scalar rules (rare)
         for i in (full & s.lead_tractor[G]).nonzero()[0]:
             g = int(G[i])
@@ -176,29 +179,45 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     return follow
 
 
+# ``_pairs_ok`` reads each card as one key, its copies held in E (0-3: at most 3 decks, 4 decks
+# take ``_pairs_ok_quads``) · 4 + its copies selected (0-3); a pair identity is held twice or more
+_KEY_HELD, _KEY_SEL = np.arange(16) >> 2, np.arange(16) & 3
+_KEY_PAIR = _KEY_HELD >= 2
+# int32[16]: what a card adds to its row's counts, in three 8-bit lanes (a count is at most 54
+# identities: no lane carries): pair identities (bits 0-7), half-selected ones (bits 8-15),
+# complete ones (both copies selected, bits 16-23)
+_PAIR_LANES = (_KEY_PAIR * (1 + 256 * (_KEY_SEL == 1) + 65536 * (_KEY_SEL >= 2))).astype(np.int32)
+# uint8[9]: the row's fit bits (1: a card outside untouched and half pairs, 2: the first copy of
+# an untouched pair, 4: the second copy of a half pair; shifted left by 4 to join the card key)
+# by min(max(over, 0), 2) · 3 + (hu < d) + (d > 0), as ``_pairs_ok`` derives them
+_ROW_FITS = np.array([7, 7, 7, 0, 4, 6, 0, 0, 0], dtype=np.uint8) << 4
+# bool[8 · 16]: card key ``k`` fits in a row with fit bits ``b`` (index b · 16 + k): it is a free
+# card of E (held > selected) and its case's bit is set
+_KEY_CASE = np.where(_KEY_PAIR & (_KEY_SEL == 0), 2, np.where(_KEY_PAIR & (_KEY_SEL == 1), 4, 1))
+_CARD_FITS = (((np.arange(8)[:, None] & _KEY_CASE) != 0) & (_KEY_HELD > _KEY_SEL)).reshape(-1)
+
+
 def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
-    """Closed form of §8.2 without tractors: card c may be added iff the cheapest way to reach
-    the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
-    (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``). The three cases (a card
-    that starts an untouched pair, finishes a half-selected one, or belongs to no pair) are
-    one ``[3, g]`` computation of (complete pairs, half pairs) after the card."""
-    pair_id = held_e >= 2
-    half = pair_id & (sel == 1)
-    need_total = np.minimum(count_sum(pair_id), lead_pairs).astype(np.int16)
-    f = count_sum(pair_id & (sel >= 2))
-    h = count_sum(half)
-    fh = np.empty((2, 3, f.size), dtype=np.int16)  # (f, h) after: start, finish, plain
-    fh[0] = f
-    fh[1] = h
-    fh[0, 1] += 1  # second copy of a half-selected pair: one more complete, one less half
-    fh[1, 1] -= 1
-    fh[1, 0] += 1  # first copy of an untouched pair: one more half
-    need = np.maximum(need_total - fh[0], 0)
-    half_used = np.minimum(fh[1], need)
-    start_pair, finish_pair, plain = (n_sel + 1 + half_used + 2 * (need - half_used)) <= n
-    untouched = pair_id & (sel == 0)
-    return ((untouched & start_pair[:, None]) | (half & finish_pair[:, None])
-            | (~untouched & ~half & plain[:, None]))
+    """Closed form of §8.2 without tractors for full followers (``held_e``: their cards of E):
+    their rows of ``follow``, the free cards of E that may be added. Card c fits iff the
+    cheapest way to reach the required pairs still fits: pairs already selected cost 0,
+    half-selected 1, untouched 2 (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``).
+
+    With f complete and h half-selected pairs, ``d = max(min(pairs, lead_pairs) - f, 0)`` pairs
+    are still needed at the cheapest cost ``2·d - hu`` (``hu = min(h, d)`` half ones among
+    them); ``over = n_sel + 1 + 2·d - hu - n`` is how far a card that changes no pair
+    overshoots. The first copy of an untouched pair saves 1 iff ``hu < d``; the second copy of
+    a half pair saves 1 iff ``d > 0`` (one fewer needed, and one fewer half one among them). So
+    the three answers are ``over <= 0``, ``over <= (hu < d)`` and ``over <= (d > 0)``
+    (``_ROW_FITS``). Each card is one key (``_PAIR_LANES`` counts the pairs, ``_CARD_FITS``
+    answers) instead of a pass per case."""
+    key = (held_e << 2) | sel                                          # uint8[p, 54]
+    lanes = _PAIR_LANES.take(key).sum(1)                               # int64[p]
+    d = np.maximum(np.minimum(lanes & 255, lead_pairs) - (lanes >> 16), 0)
+    hu = np.minimum((lanes >> 8) & 255, d)
+    over = np.minimum(np.maximum(2 * d - hu + (n_sel + 1 - n), 0), 2)
+    row = _ROW_FITS.take(over * 3 + (hu < d) + (d > 0))                # uint8[p]
+    return _CARD_FITS.take(key | row[:, None])
 
 
 def _pairs_ok_quads(held_e, sel, n, n_sel, lead_pairs):
