@@ -72,9 +72,10 @@ def _scalar_lead(eng, counts, idx, pairs=None):
 
 def mask_bury(eng, s, G, out):
     dealer = s.dealer[G].astype(np.int64)
-    left = seat_rows(s.hands, G, dealer).astype(np.int16) - rows(s.selection, G)
-    free = left > 0
+    hand, sel = seat_rows(s.hands, G, dealer), rows(s.selection, G)
+    free = hand > sel
     if not eng.cfg.kitty_point_cards_allowed:
+        left = hand.astype(np.int16) - sel
         plain = cards.POINTS == 0
         need = eng.cfg.kitty_size - s.selection[G].sum(1, dtype=np.int16)
         enough = (left * plain).sum(1) >= need
