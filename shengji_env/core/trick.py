@@ -155,8 +155,12 @@ def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
     in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
     held_e = hand & in_e
     have = count_sum(held_e)
-    # cards selected outside E (most followers have selected nothing yet: no pass for them)
-    sel_out = n_sel - count_sum(sel & in_e) if n_sel.any() else n_sel
+    # cards selected outside E, counted on the rows of the few followers who have selected
+    # (part way through a longer follow: one-card follows never select)
+    S = n_sel.nonzero()[0]
+    sel_out = np.zeros(n_sel.size, dtype=np.int16)
+    if S.size:
+        sel_out[S] = n_sel[S] - count_sum(rows(sel, S) & rows(in_e, S))
     others_left = n - have - sel_out
     full = have >= n
     # void in E: any card; short: all of H_E, and other cards while places are left for them;
