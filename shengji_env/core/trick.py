@@ -115,73 +115,88 @@ def mask_play(eng, s, G, out):
     leading = (s.lead_n if every else s.lead_n[G]) == 0
     selecting = leading & (n_sel > 0)  # leaders who have selected a card
     out[:, END] = selecting
+    # most rows' cards are their free cards of one effective suit, or of every suit: one
+    # gather of suit rows and one AND for leaders and followers alike; only the followers who
+    # are void or short in the led suit, or must follow pairs or a tractor, are patched
+    allowed = _suit_rows_to_play(eng, s, G, every, sel, leading, selecting)
+    legal = (free.view(np.uint8) & allowed).view(bool)
     F = (~leading).nonzero()[0]
-    if not F.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
-        out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
-        return
-    if F.size == G.size:
-        out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
-        return
-    # leaders make about half of the PLAY decisions of random play: their cards are their free
-    # cards (narrowed to one suit in place for those who have selected), so ``free`` takes the
-    # leaders' rows without gathers and the followers' rows are replaced (the follow rules on
-    # their own rows: both rules over every row and one select cost 30% more instructions)
-    legal = _lead_cards(eng, s, G, sel, free, selecting)
-    put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
-                                     rows(free, F), n_sel[F]))
+    if F.size:
+        _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
     out[:, :54] = legal
 
 
-def _lead_cards(eng, s, G, sel, free, selected):
-    """§7.2: any held card; once a card is selected, only cards of its effective suit (the
-    suit is looked up for the rows where ``selected`` is nonzero only: the leaders who have
-    selected a card). ``free`` may be changed in place and returned."""
-    K = selected.nonzero()[0]
-    if not K.size:
-        return free
-    GK = G[K] if K.size < G.size else G
-    selK = rows(sel, K) if K.size < G.size else sel
-    allowed = suit_rows(eng, s, GK, first_suit(s, GK, selK))
-    if K.size == G.size:
-        return (free.view(np.uint8) & allowed).view(bool)
-    put_rows(free, K, (rows(free, K).view(np.uint8) & allowed).view(bool))
-    return free
+_ANY = 5  # a row of ``_suit_or_any``: every card
 
 
-def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
-    """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation; rows of
-    leaders are meaningless here (the caller replaces them)."""
-    n = s.lead_n[G].astype(np.int16)
-    in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
-    held_e = hand & in_e
+def _suit_or_any(eng) -> np.ndarray:
+    """``uint8[65·6, 54]`` — ``Tables.suit_mask`` with a sixth row of 255 (every card) per
+    context: rows ``ctx·6 + k``, k an effective suit or ``_ANY`` (cached on the tables)."""
+    T = eng.tables
+    table = T.__dict__.get("_suit_or_any")
+    if table is None:
+        by_ctx = T.suit_mask.reshape(-1, 5, 54)
+        every_card = np.full((len(by_ctx), 1, 54), 255, dtype=np.uint8)
+        table = np.concatenate([by_ctx, every_card], axis=1).reshape(-1, 54)
+        table.flags.writeable = False
+        T.__dict__["_suit_or_any"] = table
+    return table
+
+
+def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
+    """``uint8[g, 54]`` — 255 for the cards of the suit each row must play: §7.2 a leader any
+    card, or once he has selected one only cards of its effective suit (the suit is looked up
+    for those rows only); §8.1 a follower the led suit E (``_follow_cards`` widens the rows of
+    the void and the short)."""
+    suit = np.where(leading, _ANY, s.lead_suit if every else s.lead_suit[G])  # int8[g]
+    K = selecting.nonzero()[0]
+    if K.size:
+        suit[K] = first_suit(s, G[K], rows(sel, K))
+    ctx = (s.ctx if every else s.ctx[G]).astype(np.int64)
+    return _suit_or_any(eng).take(ctx * 6 + suit, axis=0)
+
+
+def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
+    """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation for the
+    followers, rows ``F`` of games ``G``: their rows of ``legal`` (``bool[g, 54]``, their free
+    cards of E, E = their rows of ``allowed``) are widened for the void and the short and
+    narrowed to the pairs or tractor the lead asks for. ``seats``, ``hand``, ``sel``, ``free``,
+    ``n_sel``: every row's, as ``mask_play``."""
+    GF = G[F]
+    n = s.lead_n[GF].astype(np.int16)
+    in_e = rows(allowed, F)  # 255: the led suit E
+    held_e = rows(hand, F) & in_e
     have = count_sum(held_e)
     # cards selected outside E, counted on the rows of the few followers who have selected
     # (part way through a longer follow: one-card follows never select)
+    n_sel = n_sel[F]
     S = n_sel.nonzero()[0]
-    sel_out = np.zeros(n_sel.size, dtype=np.int16)
+    sel_out = np.zeros(F.size, dtype=np.int16)
     if S.size:
-        sel_out[S] = n_sel[S] - count_sum(rows(sel, S) & rows(in_e, S))
-    others_left = n - have - sel_out
+        sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
     # void in E: any card; short: all of H_E, and other cards while places are left for them;
-    # full: cards of E only, with the pairs the lead asks for (below)
-    anything = ~full & ((have == 0) | (others_left > 0))
-    follow = (free.view(np.uint8) & (in_e | (anything.view(np.uint8) * np.uint8(255))[:, None])).view(bool)
+    # full: cards of E only (the rows of ``legal`` as they are), with the pairs the lead asks
+    # for (below)
+    anything = ~full & ((have == 0) | (n - have - sel_out > 0))
+    A = F[anything]
+    if A.size:
+        put_rows(legal, A, rows(free, A))
     if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
-        P = (full & (s.lead_pairs[G] > 0)).nonzero()[0]
+        P = (full & (s.lead_pairs[GF] > 0)).nonzero()[0]
         if P.size:
-            args = held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]]
+            FP = F[P]
+            args = held_e[P], rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
             if eng.switches.quads:
-                follow[P] &= _pairs_ok_quads(*args)
+                legal[FP] &= _pairs_ok_quads(*args)
             else:  # the free cards of E that fit
-                follow[P] = _pairs_ok(*args)
+                put_rows(legal, FP, _pairs_ok(*args))
         # a tractor (or triple) in the lead: the scalar rules (rare)
-        for i in (full & s.lead_tractor[G]).nonzero()[0]:
+        for i in F[full & s.lead_tractor[GF]].tolist():
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
-            follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
-                                                    ctx, eng.cfg)
-    return follow
+            legal[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
+                                                   ctx, eng.cfg)
 
 
 # ``_pairs_ok`` reads each card as one key, its copies held in E (0-3: at most 3 decks, 4 decks
