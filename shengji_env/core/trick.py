@@ -169,15 +169,15 @@ def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
     have = count_sum(held_e)
     # cards selected outside E, counted on the rows of the few followers who have selected
     # (part way through a longer follow: one-card follows never select)
-    n_sel = n_sel[F]
+    n_sel = n_sel[F]  # (the followers' rows from here on)
     S = n_sel.nonzero()[0]
     sel_out = np.zeros(F.size, dtype=np.int16)
     if S.size:
         sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
-    # void in E (have 0 < n): any card; short: all of H_E, and other cards while places are
-    # left for them (have + sel_out < n, so have < n); full: cards of E only (the rows of
-    # ``legal`` as they are), with the pairs the lead asks for (below)
+    # void in E (have == 0, and a follower's n >= 1): any card; short: all of H_E, and other
+    # cards while places are left for them (have + sel_out < n, so have < n); full: cards of E
+    # only (the rows of ``legal`` as they are), with the pairs the lead asks for (below)
     A = F[(have == 0) | (have + sel_out < n)]
     if A.size:
         put_rows(legal, A, rows(free, A))
