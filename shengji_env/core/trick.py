@@ -126,21 +126,7 @@ def mask_play(eng, s, G, out):
     out[:, :54] = legal
 
 
-_ANY = 5  # a row of ``_suit_or_any``: every card
-
-
-def _suit_or_any(eng) -> np.ndarray:
-    """``uint8[65·6, 54]`` — ``Tables.suit_mask`` with a sixth row of 255 (every card) per
-    context: rows ``ctx·6 + k``, k an effective suit or ``_ANY`` (cached on the tables)."""
-    T = eng.tables
-    table = T.__dict__.get("_suit_or_any")
-    if table is None:
-        by_ctx = T.suit_mask.reshape(-1, 5, 54)
-        every_card = np.full((len(by_ctx), 1, 54), 255, dtype=np.uint8)
-        table = np.concatenate([by_ctx, every_card], axis=1).reshape(-1, 54)
-        table.flags.writeable = False
-        T.__dict__["_suit_or_any"] = table
-    return table
+_ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
 
 
 def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
@@ -153,7 +139,7 @@ def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
     if K.size:
         suit[K] = first_suit(s, G[K], rows(sel, K))
     ctx = (s.ctx if every else s.ctx[G]).astype(np.int64)
-    return _suit_or_any(eng).take(ctx * 6 + suit, axis=0)
+    return eng.tables.suit_or_any.take(ctx * 6 + suit, axis=0)
 
 
 def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
