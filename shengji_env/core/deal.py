@@ -32,9 +32,27 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
     """
     T = eng.tables
-    allowed = _allowed(eng, s, G)  # bool[g, 4, D]: small; the holdings test is the big array
-    rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
-    return (counts.take(T.decl_col, axis=-1) >= T.decl_k) & allowed[rows, seat]
+    holds = counts.take(T.decl_col, axis=-1) >= T.decl_k
+    cur = _current(eng, s, G)
+    if cur is None:  # a declaration outside the action table: the formula for every seat
+        allowed = _allowed(eng, s, G)  # bool[g, 4, D]
+        rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
+        return holds & allowed[rows, seat]
+    # the table's rows for the asked seats only: (the seat made the current declaration, it)
+    lead = (-1,) + (1,) * (seat.ndim - 1)
+    same_p = (s.decl_player[G].reshape(lead) == seat).view(np.int8)
+    return holds & _declaration_table(eng)[0][same_p, cur.reshape(lead)]
+
+
+def _current(eng, s, G):
+    """``int64[g]`` — the current declaration of games ``G`` as its row of the declaration
+    table (the action index, D: none), or None if one is not in the table."""
+    index = _declaration_table(eng)[1]
+    try:
+        cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
+    except IndexError:  # not a declaration of the action table
+        return None
+    return None if (cur < 0).any() else cur
 
 
 def _allowed(eng, s, G, table=None) -> np.ndarray:
@@ -44,17 +62,13 @@ def _allowed(eng, s, G, table=None) -> np.ndarray:
     (same player, current declaration) to read instead (``[2, D + 1, ...]``, such as
     ``_fewest_table``), with ``fallback(acceptable)`` turning the formula's answer into its
     rows when a declaration is outside the action table."""
-    allowed, index = _declaration_table(eng)
-    try:
-        cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
-    except IndexError:  # not a declaration of the action table: the formula itself
-        cur = np.full(G.size, -1)
-    if (cur < 0).any():
+    cur = _current(eng, s, G)
+    if cur is None:  # not a declaration of the action table: the formula itself
         out = _acceptable(eng, _COLS[None, :, None] == s.decl_player[G].reshape(-1, 1, 1),
                           *(a[G].reshape(-1, 1, 1) for a in (s.decl_kind, s.decl_suit, s.decl_k)))
         return out if table is None else table[1](out)
     same_p = (_COLS[None, :] == s.decl_player[G][:, None]).view(np.int8)
-    return (allowed if table is None else table[0])[same_p, cur[:, None]]
+    return (_declaration_table(eng)[0] if table is None else table[0])[same_p, cur[:, None]]
 
 
 def _fewest(eng, allowed) -> np.ndarray:

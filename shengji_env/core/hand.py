@@ -263,7 +263,9 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     # 3 at 0 points, 2 below one step, 1 below two steps, else 0 (one comparison each)
     dealer_gain = ((p == 0).astype(np.int64) + (p < step)) + (p < 2 * step)
     att_gain = np.where(take, (p - 2 * step) // step, 0)
-    s.outcome[G] = np.stack([dealer_gain, take, att_gain], axis=1)
+    outcome = np.empty((G.size, 3), dtype=np.int64)  # (np.stack of the three costs twice this)
+    outcome[:, 0], outcome[:, 1], outcome[:, 2] = dealer_gain, take, att_gain
+    s.outcome[G] = outcome
     _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
     if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
         for i, g in enumerate(G):
@@ -303,7 +305,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
             s.seat_levels[g] = levels
             s.winner_seats[g] = np.isin(np.arange(4), list(w))
         return
-    team = np.where(take, 1 - seats.team(dealer), seats.team(dealer))
+    team = seats.team(dealer) ^ take  # the side that goes up: the dealer's team, or the other
     if eng.switches.vector_levels:
         # seat t (0 or 1) is on team t: its level is the team's
         target = s.seat_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)

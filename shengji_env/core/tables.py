@@ -81,6 +81,8 @@ class Tables:
     * ``in_suit``: ``bool[65, 5, 54]`` — ``eff == k`` for each effective suit k (the one-game
       path reads a row instead of comparing one);
     * ``suit_mask``: ``uint8[65·5, 54]`` — ``in_suit`` as 255 / 0 rows ``ctx·5 + k``;
+    * ``suit_or_any``: ``uint8[65·6, 54]`` — ``suit_mask`` with a sixth row of 255 (every card)
+      per context, rows ``ctx·6 + k`` (the play mask's one gather: a leader may play any card);
     * ``points``: ``int16[54]`` — card points, §3.5;
     * ``decl_kind / decl_suit / decl_k``: ``int8[D]`` — the DECLARE action table (§4.3);
     * ``decl_col``: ``int8[D]`` — which of the 6 declarable counts an action needs
@@ -102,6 +104,9 @@ class Tables:
         self.in_suit = np.stack([self.eff == k for k in range(5)], axis=1)
         # the same as uint8 rows [ctx·5 + k] of 255 / 0, for masks of counts (``trick.suit_rows``)
         self.suit_mask = (self.in_suit.reshape(NUM_CONTEXTS * 5, 54) * np.uint8(255)).astype(np.uint8)
+        by_ctx = self.suit_mask.reshape(NUM_CONTEXTS, 5, 54)
+        every_card = np.full((NUM_CONTEXTS, 1, 54), 255, dtype=np.uint8)
+        self.suit_or_any = np.concatenate([by_ctx, every_card], axis=1).reshape(-1, 54)
         self.points = cards.POINTS.copy()
         acts = declare.declaration_actions(cfg)
         self.decl_kind = np.array([a[0] for a in acts], dtype=np.int8)
@@ -109,8 +114,8 @@ class Tables:
         self.decl_k = np.array([a[2] for a in acts], dtype=np.int8)
         self.decl_col = np.where(self.decl_kind == declare.LEVEL, self.decl_suit,
                                  3 + self.decl_kind).astype(np.int8)
-        for a in (self.eff, self.idx, self.bit, self.in_suit, self.suit_mask, self.points, self.decl_kind,
-                  self.decl_suit, self.decl_k, self.decl_col):
+        for a in (self.eff, self.idx, self.bit, self.in_suit, self.suit_mask, self.suit_or_any,
+                  self.points, self.decl_kind, self.decl_suit, self.decl_k, self.decl_col):
             a.flags.writeable = False
 
     def context(self, level: int, trump: int) -> TrumpContext:

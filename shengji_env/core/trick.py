@@ -72,9 +72,10 @@ def _scalar_lead(eng, counts, idx, pairs=None):
 
 def mask_bury(eng, s, G, out):
     dealer = s.dealer[G].astype(np.int64)
-    left = seat_rows(s.hands, G, dealer).astype(np.int16) - rows(s.selection, G)
-    free = left > 0
+    hand, sel = seat_rows(s.hands, G, dealer), rows(s.selection, G)
+    free = hand > sel
     if not eng.cfg.kitty_point_cards_allowed:
+        left = hand.astype(np.int16) - sel
         plain = cards.POINTS == 0
         need = eng.cfg.kitty_size - s.selection[G].sum(1, dtype=np.int16)
         enough = (left * plain).sum(1) >= need
@@ -114,91 +115,114 @@ def mask_play(eng, s, G, out):
     leading = (s.lead_n if every else s.lead_n[G]) == 0
     selecting = leading & (n_sel > 0)  # leaders who have selected a card
     out[:, END] = selecting
+    # most rows' cards are their free cards of one effective suit, or of every suit: one
+    # gather of suit rows and one AND for leaders and followers alike; only the followers who
+    # are void or short in the led suit, or must follow pairs or a tractor, are patched
+    allowed = _suit_rows_to_play(eng, s, G, every, sel, leading, selecting)
+    legal = (free.view(np.uint8) & allowed).view(bool)
     F = (~leading).nonzero()[0]
-    if not F.size:  # whole-batch shortcuts matter at B = 1 (the AEC env)
-        out[:, :54] = _lead_cards(eng, s, G, sel, free, n_sel)
-        return
-    if F.size == G.size:
-        out[:, :54] = _follow_cards(eng, s, G, seats, hand, sel, free, n_sel)
-        return
-    # leaders make about half of the PLAY decisions of random play: their cards are their free
-    # cards (narrowed to one suit in place for those who have selected), so ``free`` takes the
-    # leaders' rows without gathers and the followers' rows are replaced (the follow rules on
-    # their own rows: both rules over every row and one select cost 30% more instructions)
-    legal = _lead_cards(eng, s, G, sel, free, selecting)
-    put_rows(legal, F, _follow_cards(eng, s, G[F], seats[F], rows(hand, F), rows(sel, F),
-                                     rows(free, F), n_sel[F]))
+    if F.size:
+        _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
     out[:, :54] = legal
 
 
-def _lead_cards(eng, s, G, sel, free, selected):
-    """§7.2: any held card; once a card is selected, only cards of its effective suit (the
-    suit is looked up for the rows where ``selected`` is nonzero only: the leaders who have
-    selected a card). ``free`` may be changed in place and returned."""
-    K = selected.nonzero()[0]
-    if not K.size:
-        return free
-    GK = G[K] if K.size < G.size else G
-    selK = rows(sel, K) if K.size < G.size else sel
-    allowed = suit_rows(eng, s, GK, first_suit(s, GK, selK))
-    if K.size == G.size:
-        return (free.view(np.uint8) & allowed).view(bool)
-    put_rows(free, K, (rows(free, K).view(np.uint8) & allowed).view(bool))
-    return free
+_ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
 
 
-def _follow_cards(eng, s, G, seats, hand, sel, free, n_sel):
-    """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation; rows of
-    leaders are meaningless here (the caller replaces them)."""
-    n = s.lead_n[G].astype(np.int16)
-    in_e = suit_rows(eng, s, G, s.lead_suit[G].astype(np.int64))  # 255: the led suit E
-    held_e = hand & in_e
+def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
+    """``uint8[g, 54]`` — 255 for the cards of the suit each row must play: §7.2 a leader any
+    card, or once he has selected one only cards of its effective suit (the suit is looked up
+    for those rows only); §8.1 a follower the led suit E (``_follow_cards`` widens the rows of
+    the void and the short)."""
+    suit = np.where(leading, _ANY, s.lead_suit if every else s.lead_suit[G])  # int8[g]
+    K = selecting.nonzero()[0]
+    if K.size:
+        suit[K] = first_suit(s, G[K], rows(sel, K))
+    ctx = (s.ctx if every else s.ctx[G]).astype(np.int64)
+    return eng.tables.suit_or_any.take(ctx * 6 + suit, axis=0)
+
+
+def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
+    """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation for the
+    followers, rows ``F`` of games ``G``: their rows of ``legal`` (``bool[g, 54]``, their free
+    cards of E, E = their rows of ``allowed``) are widened for the void and the short and
+    narrowed to the pairs or tractor the lead asks for. ``seats``, ``hand``, ``sel``, ``free``,
+    ``n_sel``: every row's, as ``mask_play``."""
+    GF = G[F]
+    n = s.lead_n[GF].astype(np.int16)
+    in_e = rows(allowed, F)  # 255: the led suit E
+    held_e = rows(hand, F) & in_e
     have = count_sum(held_e)
-    # cards selected outside E (most followers have selected nothing yet: no pass for them)
-    sel_out = n_sel - count_sum(sel & in_e) if n_sel.any() else n_sel
-    others_left = n - have - sel_out
+    # cards selected outside E, counted on the rows of the few followers who have selected
+    # (part way through a longer follow: one-card follows never select)
+    n_sel = n_sel[F]  # (the followers' rows from here on)
+    S = n_sel.nonzero()[0]
+    sel_out = np.zeros(F.size, dtype=np.int16)
+    if S.size:
+        sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
-    # void in E: any card; short: all of H_E, and other cards while places are left for them;
-    # full: cards of E only, with the pairs the lead asks for (below)
-    anything = ~full & ((have == 0) | (others_left > 0))
-    follow = (free.view(np.uint8) & (in_e | (anything.view(np.uint8) * np.uint8(255))[:, None])).view(bool)
+    # void in E (have == 0, and a follower's n >= 1): any card; short: all of H_E, and other
+    # cards while places are left for them (have + sel_out < n, so have < n); full: cards of E
+    # only (the rows of ``legal`` as they are), with the pairs the lead asks for (below)
+    A = F[(have == 0) | (have + sel_out < n)]
+    if A.size:
+        put_rows(legal, A, rows(free, A))
     if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
-        P = (full & (s.lead_pairs[G] > 0)).nonzero()[0]
+        P = (full & (s.lead_pairs[GF] > 0)).nonzero()[0]
         if P.size:
-            pairs_ok = _pairs_ok_quads if eng.switches.quads else _pairs_ok
-            follow[P] &= pairs_ok(held_e[P], sel[P], n[P], n_sel[P], s.lead_pairs[G[P]])
+            FP = F[P]
+            args = held_e[P], rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
+            if eng.switches.quads:
+                legal[FP] &= _pairs_ok_quads(*args)
+            else:  # the free cards of E that fit
+                put_rows(legal, FP, _pairs_ok(*args))
         # a tractor (or triple) in the lead: the scalar rules (rare)
-        for i in (full & s.lead_tractor[G]).nonzero()[0]:
+        for i in F[full & s.lead_tractor[GF]].tolist():
             g = int(G[i])
             ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
-            follow[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
-                                                    ctx, eng.cfg)
-    return follow
+            legal[i] = rules_play.legal_next_cards(s.hands[g, seats[i]], s.lead[g], sel[i],
+                                                   ctx, eng.cfg)
+
+
+# ``_pairs_ok`` reads each card as one key, its copies held in E (0-3: at most 3 decks, 4 decks
+# take ``_pairs_ok_quads``) · 4 + its copies selected (0-3); a pair identity is held twice or more
+_KEY_HELD, _KEY_SEL = np.arange(16) >> 2, np.arange(16) & 3
+_KEY_PAIR = _KEY_HELD >= 2
+# int32[16]: what a card adds to its row's counts, in three 8-bit lanes (a count is at most 54
+# identities: no lane carries): pair identities (bits 0-7), half-selected ones (bits 8-15),
+# complete ones (both copies selected, bits 16-23)
+_PAIR_LANES = (_KEY_PAIR * (1 + 256 * (_KEY_SEL == 1) + 65536 * (_KEY_SEL >= 2))).astype(np.int32)
+# uint8[9]: the row's fit bits (1: a card outside untouched and half pairs, 2: the first copy of
+# an untouched pair, 4: the second copy of a half pair; shifted left by 4 to join the card key)
+# by min(max(over, 0), 2) · 3 + (hu < d) + (d > 0), as ``_pairs_ok`` derives them
+_ROW_FITS = np.array([7, 7, 7, 0, 4, 6, 0, 0, 0], dtype=np.uint8) << 4
+# bool[8 · 16]: card key ``k`` fits in a row with fit bits ``b`` (index b · 16 + k): it is a free
+# card of E (held > selected) and its case's bit is set
+_KEY_CASE = np.where(_KEY_PAIR & (_KEY_SEL == 0), 2, np.where(_KEY_PAIR & (_KEY_SEL == 1), 4, 1))
+_CARD_FITS = (((np.arange(8)[:, None] & _KEY_CASE) != 0) & (_KEY_HELD > _KEY_SEL)).reshape(-1)
 
 
 def _pairs_ok(held_e, sel, n, n_sel, lead_pairs):
-    """Closed form of §8.2 without tractors: card c may be added iff the cheapest way to reach
-    the required pairs still fits: pairs already selected cost 0, half-selected 1, untouched 2
-    (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``). The three cases (a card
-    that starts an untouched pair, finishes a half-selected one, or belongs to no pair) are
-    one ``[3, g]`` computation of (complete pairs, half pairs) after the card."""
-    pair_id = held_e >= 2
-    half = pair_id & (sel == 1)
-    need_total = np.minimum(count_sum(pair_id), lead_pairs).astype(np.int16)
-    f = count_sum(pair_id & (sel >= 2))
-    h = count_sum(half)
-    fh = np.empty((2, 3, f.size), dtype=np.int16)  # (f, h) after: start, finish, plain
-    fh[0] = f
-    fh[1] = h
-    fh[0, 1] += 1  # second copy of a half-selected pair: one more complete, one less half
-    fh[1, 1] -= 1
-    fh[1, 0] += 1  # first copy of an untouched pair: one more half
-    need = np.maximum(need_total - fh[0], 0)
-    half_used = np.minimum(fh[1], need)
-    start_pair, finish_pair, plain = (n_sel + 1 + half_used + 2 * (need - half_used)) <= n
-    untouched = pair_id & (sel == 0)
-    return ((untouched & start_pair[:, None]) | (half & finish_pair[:, None])
-            | (~untouched & ~half & plain[:, None]))
+    """Closed form of §8.2 without tractors for full followers (``held_e``: their cards of E):
+    their rows of ``follow``, the free cards of E that may be added. Card c fits iff the
+    cheapest way to reach the required pairs still fits: pairs already selected cost 0,
+    half-selected 1, untouched 2 (DESIGN §5 hint; proof in ``rules.play.can_complete_follow``).
+
+    With f complete and h half-selected pairs, ``d = max(min(pairs, lead_pairs) - f, 0)`` pairs
+    are still needed at the cheapest cost ``2·d - hu`` (``hu = min(h, d)`` half ones among
+    them); ``over = n_sel + 1 + 2·d - hu - n`` is how far a card that changes no pair
+    overshoots. The first copy of an untouched pair saves 1 iff ``hu < d``; the second copy of
+    a half pair saves 1 iff ``d > 0`` (one fewer needed, and one fewer half one among them). So
+    the three answers are ``over <= 0``, ``over <= (hu < d)`` and ``over <= (d > 0)``
+    (``_ROW_FITS``). Each card is one key (``_PAIR_LANES`` counts the pairs, ``_CARD_FITS``
+    answers) instead of a pass per case."""
+    key = (held_e << 2) | sel                                          # uint8[p, 54]
+    lanes = _PAIR_LANES.take(key).sum(1)                               # int64[p]
+    d = np.maximum(np.minimum(lanes & 255, lead_pairs) - (lanes >> 16), 0)
+    hu = np.minimum((lanes >> 8) & 255, d)
+    over = np.minimum(np.maximum(2 * d - hu + (n_sel + 1 - n), 0), 2)
+    row = _ROW_FITS.take(over * 3 + (hu < d) + (d > 0))                # uint8[p]
+    return _CARD_FITS.take(key | row[:, None])
 
 
 def _pairs_ok_quads(held_e, sel, n, n_sel, lead_pairs):
