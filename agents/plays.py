@@ -26,8 +26,8 @@ import numpy as np
 
 from shengji_env.rules import TRUMP, TrumpContext, decompose, legal_next_cards
 
-__all__ = ["follow_plays", "lead_plays", "play_key", "seat_plays", "seat_plays_batch",
-           "units_in_suit"]
+__all__ = ["follow_plays", "lead_plays", "play_key", "risky_throws", "seat_plays",
+           "seat_plays_batch", "units_in_suit"]
 
 
 def play_key(play: np.ndarray) -> bytes:
@@ -139,6 +139,46 @@ def lead_plays(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray | None = 
                 if not _beatable(u.counts.astype(np.int64), suit, np.asarray(unseen), ctx)]
         if len(safe) > 1:
             add(sum(safe))
+    return out
+
+
+def _beaters(unit, suit: int, unseen: np.ndarray, ctx: TrumpContext) -> int:
+    """How many higher units of ``unit``'s shape (a ``Unit`` of the hand's decomposition) the
+    unseen cards could hold in ``suit``, all in one hand (``_beatable``'s count: 0 = safe)."""
+    idx = ctx.order_indices
+    held = {int(idx[c]) for c in np.flatnonzero(unseen >= unit.k) if ctx.effective_suits[c] == suit}
+    return sum(all(p - j in held for j in range(unit.length)) for p in held if p > unit.top)
+
+
+def risky_throws(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray) -> list[np.ndarray]:
+    """Throws ``int64[54]`` that may fail (§7.3-7.4): per suit holding two or more units, its
+    units that no unseen cards can beat together with the unit that the fewest unseen units could
+    beat, and all its units. ``lead_plays`` lists only throws that cannot fail; with the default
+    ``throw_penalty = NONE`` a failed throw costs its forced unit's lead and the cards it shows,
+    so whether a risky one pays is a question for the search's worlds."""
+    hand = np.asarray(hand, dtype=np.int64)
+    unseen = np.asarray(unseen)
+    out, seen = [], set()
+    for suit in range(TRUMP + 1):
+        mine = np.where(ctx.effective_suits == suit, hand, 0)
+        if mine.sum() < 2:
+            continue
+        units = decompose(mine.astype(np.uint8), ctx)
+        if len(units) < 2:
+            continue
+        risk = [_beaters(u, suit, unseen, ctx) for u in units]
+        safe = [u.counts.astype(np.int64) for u, r in zip(units, risk) if r == 0]
+        risky = sorted((r, -u.k * u.length, -u.top, i) for i, (u, r) in enumerate(zip(units, risk))
+                       if r > 0)
+        if not risky:
+            continue  # a throw that cannot fail: lead_plays has it
+        throws = [sum(safe, np.zeros(54, dtype=np.int64)) + units[risky[0][3]].counts]
+        if len(risky) > 1:
+            throws.append(mine.copy())
+        for p in throws:
+            if p.sum() > 1 and len(decompose(p.astype(np.uint8), ctx)) > 1 and play_key(p) not in seen:
+                seen.add(play_key(p))
+                out.append(p.astype(np.int64))
     return out
 
 

@@ -21,7 +21,7 @@ import torch
 from scipy import stats
 
 from agents import HeuristicAgent
-from agents.plays import follow_plays, lead_plays, play_key
+from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
 from agents.search.rollout import NetRollout, load_rollout_net
 from agents.search.sampler import Constraints, consistent
@@ -29,7 +29,7 @@ from shengji_env import Rules, cards
 from shengji_env.core import Engine
 from shengji_env.core.observe import decode, observe_game
 from shengji_env.core.world import world_states
-from shengji_env.rules import TrumpContext, legal_follows
+from shengji_env.rules import TrumpContext, decompose, legal_follows
 from shengji_env.rules.actions import Phase
 from shengji_env.rules.game import Game
 
@@ -209,6 +209,56 @@ def test_lead_plays_hold_every_unit_and_only_safe_throws():
         assert play_key(cards.parse(unit)) in plays, unit
     assert play_key(cards.parse("H:A A K K Q")) in plays  # nothing unseen beats any of it
     assert play_key(cards.parse("H:A A K K Q 5")) not in plays  # the 5 would be beaten
+
+
+def test_risky_throws_are_the_throws_that_may_fail():
+    cfg = Rules()
+    ctx = TrumpContext.from_rules(0, 0, cfg)  # level 2, spades trump: hearts are off-suit
+    for hand, want in (
+        # the 5 is the one unit an unseen card beats: the safe units with it (= the whole suit)
+        ("H:A A K K Q 5, C:9, S:3 3 4 4", {"H:A A K K Q 5"}),
+        # the 7 is beaten by fewer unseen singles (8 to Q) than the 5 (6 to Q): safe + 7, and all
+        ("H:A A K K Q 7 5, C:9", {"H:A A K K Q 7", "H:A A K K Q 7 5"}),
+        # one unit per suit, or every unit safe: no risky throw
+        ("H:A A K K, C:9, S:3 3 4 4", set()),
+    ):
+        h = cards.parse(hand)
+        unseen = np.full(54, 2, dtype=np.int64) - h
+        got = risky_throws(h, ctx, unseen)
+        assert {play_key(p) for p in got} == {play_key(cards.parse(w)) for w in want}, hand
+        safe = {play_key(p) for p in lead_plays(h, ctx, unseen)}
+        for p in got:
+            assert (p <= h).all() and len(set(ctx.effective_suits[p > 0])) == 1
+            assert len(decompose(p.astype(np.uint8), ctx)) > 1 and play_key(p) not in safe
+
+
+def test_the_search_may_throw_and_still_plays_only_legal_actions():
+    """With ``throws=1`` the search makes risky throws (some fail in the reference game)."""
+    cfg = Rules()
+    agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=0, throws=1)
+    heur = HeuristicAgent(cfg)
+    risky = 0
+    for seed in (5, 6):
+        game = Game(cfg, seed)
+        while game.phase != Phase.OVER:
+            seat, legal = game.to_act, game.legal_actions()
+            mask = np.zeros(66, dtype=np.int8)
+            mask[legal] = 1
+            obs = {"observation": observe_game(game, seat), "action_mask": mask}
+            a = (agent if seat % 2 == 0 else heur).act(obs, np.random.default_rng(0))
+            assert a in legal
+            record = agent.last_search if seat % 2 == 0 else None
+            if record is not None and record.chosen is not None:
+                view = decode(obs["observation"], cfg)
+                ctx = TrumpContext.from_rules(view.level, view.trump, cfg)
+                unseen = cfg.decks - view.hand.astype(np.int64) - view.played.sum(0)
+                unseen = np.maximum(unseen - (view.kitty if view.dealer == 0 else 0), 0)
+                keys = {play_key(p) for p in risky_throws(view.hand, ctx, unseen)}
+                risky += view.leading and play_key(record.candidates[record.chosen]) in keys
+            game.step(a)
+    assert risky >= 1
+    with pytest.raises(ValueError, match="throws=-1"):
+        PIMCAgent(cfg, throws=-1)
 
 
 # ------------------------------------------------------------------------------ rollouts, agent

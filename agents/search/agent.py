@@ -54,7 +54,7 @@ import numpy as np
 from agents import BasePolicy, HeuristicAgent, RandomAgent
 from agents.base import check_threads, torch_threads
 from agents.baselines.heuristic import bury_options
-from agents.plays import follow_plays, lead_plays, play_key
+from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from shengji_env import Rules
 from shengji_env.core import Engine
 from shengji_env.core.observe import decode, layout
@@ -166,7 +166,7 @@ class PIMCAgent(BasePolicy):
                  recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
-                 endgame: int = 5, bury: int = 6, bury_worlds: int = 48):
+                 endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -221,6 +221,9 @@ class PIMCAgent(BasePolicy):
         self.endgame = int(endgame)
         if self.endgame < 0:
             raise ValueError(f"endgame={endgame!r}; expected a card count, at least 0")
+        self.throws = int(throws)
+        if self.throws < 0:
+            raise ValueError(f"throws={throws!r}; expected a count of candidates, at least 0")
         self.bury, self.bury_worlds = int(bury), int(bury_worlds)
         if self.bury < 0 or self.bury_worlds < 1:
             raise ValueError(f"bury={bury!r} (candidates) must be at least 0 and "
@@ -589,6 +592,17 @@ class PIMCAgent(BasePolicy):
             if play_key(p) not in seen:
                 seen.add(play_key(p))
                 out.append(p)
+        if view.leading and self.throws:
+            # risky throws: the prior network (an imitation of the heuristic, which never makes
+            # one) ranks them last, so the best ``throws`` of them by the prior get their own
+            # places, after ours and the heuristic's
+            risky = [p for p in risky_throws(view.hand, ctx, np.maximum(unseen, 0))
+                     if play_key(p) not in seen]
+            if risky:
+                prior = self._chain_log_probs(one, np.stack(risky), True)
+                for i in np.argsort(-prior, kind="stable")[:self.throws]:
+                    seen.add(play_key(risky[i]))
+                    out.append(risky[i])
         rest = [p for p in pool if play_key(p) not in seen]
         if len(out) < self.candidates and rest:
             prior = self._chain_log_probs(one, np.stack(rest), view.leading)
