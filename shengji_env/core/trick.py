@@ -302,12 +302,19 @@ def commit_leads(eng, s, G):
         # 1-2 decks: a lead of one card is a single; a longer one is simple (one unit) iff it
         # is pairs only (n = 2·pairs) at distinct consecutive positions
         M = (n > 1).nonzero()[0]
-        sm = sel[M]
-        pbits = _pair_bits(sm, rows(s.idx, G[M]))
+        sm = rows(sel, M)  # (a row take: numpy's fancy index costs ~4x on [g, 54])
         pairs = count_sum(sm >= 2)
-        contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
-        simple = (n[M] == 2 * pairs) & (np.bitwise_count(pbits) == pairs) & contiguous
-        tractorish = (pbits & (pbits >> 1)) != 0
+        # with one pair or none the position bits hold one bit or none (contiguous, as many
+        # as the pairs, no tractor): simple iff n = 2·pairs. The bits are built only for the
+        # few leads of two pairs or more (the int64 shift-and-OR pass costs tens of µs a step)
+        simple = n[M] == 2 * pairs
+        tractorish = np.zeros(M.size, dtype=bool)
+        R = (pairs >= 2).nonzero()[0]
+        if R.size:
+            pbits = _pair_bits(sm[R], rows(s.idx, G[M[R]]))
+            contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
+            simple[R] &= (np.bitwise_count(pbits) == pairs[R]) & contiguous
+            tractorish[R] = (pbits & (pbits >> 1)) != 0
         # a lead that stands is the selection: its facts are the ones just found (set_leads
         # need not count them again); a failed throw's forced unit is patched below
         suit = first_suit(s, G, sel)
@@ -318,7 +325,7 @@ def commit_leads(eng, s, G):
         V = M[~simple & ~tractorish]
         if V.size:
             lead[V], chooser[V], forced_pair, forced = _pairs_and_singles_throws(
-                eng, s, G[V], sel[V], n[V], suit[V])
+                eng, s, G[V], rows(sel, V), n[V], suit[V])
             # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
             # 1 pair; neither holds a tractor)
             F = V[forced]
@@ -424,7 +431,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     X = failed.nonzero()[0]
     if X.size:
         s.throw_beater[G[X]] = others[X, (beaten[0, X] | beaten[1, X]).argmax(1)]
-        _reveal(s, G[X], sel[X])
+        _reveal(s, G[X], rows(sel, X))
         if _penalised(eng):
             _charge_penalty(eng, s, G[F], n[F] - lead[F].sum(1, dtype=np.int16))
     return lead, chooser, pick_pair, forced
@@ -725,7 +732,9 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
         _unreveal(s, atL, play)
         put_rows(s.trick.reshape(-1, 54), atL, play)
         put_rows(s.selection, GL, 0)
-    s.voids[G[short], seats[short], suit[short]] = True  # §8.1: now void in E
+    V = short.nonzero()[0]  # §8.1: now void in E (few rows: a flat index, only if any)
+    if V.size:
+        s.voids.reshape(-1)[at[V] * 5 + suit[V]] = True
     s.in_trick[G] += 1
     s.to_act[G] = (seats + 1) % 4
     return end_tricks(eng, s, G[s.in_trick[G] == 4])
@@ -786,7 +795,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     O = over.nonzero()[0]
     if not O.size:
         return None
-    plays = plays[O]
+    plays = rows(plays, O)
     return EndedHands(G[O], win_seat[O], plays, kitty_bonus(eng, s, G[O], win_seat[O], plays, win[O]))
 
 
