@@ -144,6 +144,9 @@ class PIMCAgent(BasePolicy):
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
+    * ``throws``: risky throws among a lead's candidates (0): the best ``throws`` of
+      ``agents.plays.risky_throws`` (throws that may fail) by the prior, placed after the
+      rollout policy's and the heuristic's plays (measured no stronger: README);
     * ``threads``: torch threads for the search's network passes (1: one core per agent), set
       for each search and restored after it, so torch's own setting stays the caller's
       (``None``: use it as it is);
