@@ -233,7 +233,8 @@ def test_risky_throws_are_the_throws_that_may_fail():
 
 
 def test_the_search_may_throw_and_still_plays_only_legal_actions():
-    """With ``throws=1`` the search makes risky throws (some fail in the reference game)."""
+    """With ``throws=1`` the search makes risky throws, legal in the reference game (which
+    judges each throw against the real hands)."""
     cfg = Rules()
     agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=0, throws=1)
     heur = HeuristicAgent(cfg)
