@@ -104,14 +104,13 @@ def _one(c: int, k: int) -> np.ndarray:
     return u
 
 
-def _beatable(unit: np.ndarray, suit: int, unseen: np.ndarray, ctx: TrumpContext) -> bool:
-    """Could the unseen cards (all in one hand, pessimistically) hold a higher unit of the same
-    shape in ``suit``? Shape = the canonical decomposition's single unit (§6.2, §7.3)."""
-    (u,) = decompose(unit.astype(np.uint8), ctx)
-    k, length = u.shape
+def _beaters(unit, suit: int, unseen: np.ndarray, ctx: TrumpContext) -> int:
+    """How many higher units of ``unit``'s shape (a ``Unit``: k copies over ``length``
+    positions, §6.2) the unseen cards could hold in ``suit``, pessimistically all in one hand
+    (§7.3): 0 means no unseen cards can beat it."""
     idx = ctx.order_indices
-    held = {int(idx[c]) for c in np.flatnonzero(unseen >= k) if ctx.effective_suits[c] == suit}
-    return any(all(p - j in held for j in range(length)) for p in held if p > u.top)
+    held = {int(idx[c]) for c in np.flatnonzero(unseen >= unit.k) if ctx.effective_suits[c] == suit}
+    return sum(all(p - j in held for j in range(unit.length)) for p in held if p > unit.top)
 
 
 def lead_plays(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray | None = None
@@ -136,18 +135,10 @@ def lead_plays(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray | None = 
             continue
         mine = np.where(ctx.effective_suits == suit, hand, 0)
         safe = [u.counts.astype(np.int64) for u in decompose(mine.astype(np.uint8), ctx)
-                if not _beatable(u.counts.astype(np.int64), suit, np.asarray(unseen), ctx)]
+                if _beaters(u, suit, np.asarray(unseen), ctx) == 0]
         if len(safe) > 1:
             add(sum(safe))
     return out
-
-
-def _beaters(unit, suit: int, unseen: np.ndarray, ctx: TrumpContext) -> int:
-    """How many higher units of ``unit``'s shape (a ``Unit`` of the hand's decomposition) the
-    unseen cards could hold in ``suit``, all in one hand (``_beatable``'s count: 0 = safe)."""
-    idx = ctx.order_indices
-    held = {int(idx[c]) for c in np.flatnonzero(unseen >= unit.k) if ctx.effective_suits[c] == suit}
-    return sum(all(p - j in held for j in range(unit.length)) for p in held if p > unit.top)
 
 
 def risky_throws(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray) -> list[np.ndarray]:
@@ -174,9 +165,9 @@ def risky_throws(hand: np.ndarray, ctx: TrumpContext, unseen: np.ndarray) -> lis
             continue  # a throw that cannot fail: lead_plays has it
         throws = [sum(safe, np.zeros(54, dtype=np.int64)) + units[risky[0][3]].counts]
         if len(risky) > 1:
-            throws.append(mine.copy())
-        for p in throws:
-            if p.sum() > 1 and len(decompose(p.astype(np.uint8), ctx)) > 1 and play_key(p) not in seen:
+            throws.append(mine)
+        for p in throws:  # a throw is two units or more (one unit is a plain lead)
+            if len(decompose(p.astype(np.uint8), ctx)) > 1 and play_key(p) not in seen:
                 seen.add(play_key(p))
                 out.append(p.astype(np.int64))
     return out
