@@ -161,10 +161,11 @@ def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
     if S.size:
         sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
-    # void in E (have == 0, and a follower's n >= 1): any card; short: all of H_E, and other
-    # cards while places are left for them (have + sel_out < n, so have < n); full: cards of E
-    # only (the rows of ``legal`` as they are), with the pairs the lead asks for (below)
-    A = F[(have == 0) | (have + sel_out < n)]
+    # void in E: any card; short: all of H_E, and other cards while places are left for them;
+    # both are have + sel_out < n (a follower's selection is below n, so sel_out < n when void);
+    # full: cards of E only (the rows of ``legal`` as they are), with the pairs the lead asks
+    # for (below)
+    A = F[have + sel_out < n]
     if A.size:
         put_rows(legal, A, rows(free, A))
     if eng.switches.pairs:  # only rows that must follow pairs: without them any card of E fits
