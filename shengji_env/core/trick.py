@@ -280,7 +280,9 @@ def commit_leads(eng, s, G):
     cfg = eng.cfg
     sel = rows(s.selection, G)
     n = count_sum(sel)
-    lead = sel.copy()
+    # the leads, written over the (gathered) selection: only the rows of failed throws change,
+    # each after its own row of ``sel`` was last read
+    lead = sel
     chooser = np.zeros(G.size, dtype=bool)
     facts = None  # the leads' facts for set_leads, where known here (1-2 decks)
     if eng.switches.tuples:
@@ -389,20 +391,18 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
     oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
     idx8 = idx.view(np.uint8)
-    top = idx8 + np.uint8(1)  # 1-based (< 64): 0 = "none" after the product
-    # each other hand's best single and pair of the led suit (-1: none), [2, g, 3]: uint8 ×
-    # uint8 (no casting loop), the maximum widened before the -1
-    held = np.greater_equal(oth_e, _ONE_TWO).view(np.uint8)  # [2, g, 3, 54]
-    seat_best = (held * top[:, None, :]).max(3).astype(np.int16) - 1
     # order index of the throw's lowest single (pair), 255 if none (then nothing is above
     # it), and its card: the lowest id of that index (bitwise ops and a bool argmax)
     unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
     low = (idx8 | ((~unit).view(np.uint8) * np.uint8(255))).min(2)  # [2, g]
     card = (unit & (idx8 == low[:, :, None])).argmax(2)
-    low = low.astype(np.int16)
-    beaten = seat_best > low[:, :, None]  # [2, g, 3]: that hand beats that type
+    # a hand beats a type iff it holds a single (a pair: count >> 1 > 0) of the led suit
+    # ranked above that type's lowest unit: one uint8 dot product per hand and type over the
+    # cards above it (sums <= 108: no wrap), [2, g, 3]
+    above = np.greater(idx8, low[:, :, None]).view(np.uint8)  # [2, g, 54]
+    beaten = np.einsum("tghc,tgc->tgh", oth_e >> _COPIES_SHIFT, above) > 0
     fail_s, fail_p = beaten.any(2)
-    low_s, low_p = low
+    low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
     if choice == "NEXT_PLAYER":
         chooser = fail_s & fail_p
@@ -439,6 +439,8 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 
 
 _ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
+# [2, 1, 1, 1]: counts >> 0 are non-zero for a single, counts >> 1 for a pair (1-2 decks: <= 2)
+_COPIES_SHIFT = np.array([0, 1], dtype=np.uint8).reshape(2, 1, 1, 1)
 
 
 def _chain_throw(throw, others, ctx, cfg):
@@ -661,9 +663,11 @@ def _lead_facts(eng, s, G, lead):
     return count_sum(lead), first_suit(s, G, lead), pairs, tractor
 
 
-def set_leads(eng, s, G, lead, facts=None):
+def set_leads(eng, s, G, lead, facts=None, chosen=False):
     """The lead stands: it leaves the leader's hand and opens the trick. ``facts``: the
-    leads' ``_lead_facts`` if the caller knows them."""
+    leads' ``_lead_facts`` if the caller knows them; ``chosen``: the games come from phase
+    CHOOSE (``step_choose``). Otherwise they are in phase PLAY, where no game has
+    candidates (only a throw that puts its game in CHOOSE sets them): nothing to clear."""
     if not G.size:
         return
     leader = s.leader[G].astype(np.int64)
@@ -676,12 +680,13 @@ def set_leads(eng, s, G, lead, facts=None):
     _unreveal(s, at, lead)
     put_rows(s.trick.reshape(-1, 54), at, lead)
     put_rows(s.selection, G, 0)
-    waited = s.n_candidates[G] > 0
-    if waited.any():
-        s.candidates[G[waited]] = 0
-    s.n_candidates[G] = 0
+    if chosen:
+        waited = s.n_candidates[G] > 0
+        if waited.any():
+            s.candidates[G[waited]] = 0
+        s.n_candidates[G] = 0
+        s.phase[G] = PLAY
     s.in_trick[G] = 1
-    s.phase[G] = PLAY
     s.to_act[G] = (leader + 1) % 4
 
 
@@ -697,7 +702,7 @@ def step_choose(eng, s, G, actions):
     chosen = s.candidates[G, actions - eng.layout.choose_base]
     returned = s.selection[G].sum(1, dtype=np.int16) - chosen.sum(1, dtype=np.int16)
     _charge_penalty(eng, s, G, returned)
-    set_leads(eng, s, G, chosen)
+    set_leads(eng, s, G, chosen, chosen=True)
 
 
 def commit_follows(eng, s, G, card) -> EndedHands | None:
@@ -790,9 +795,10 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
     over = count_sum(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
-    K = G[~over]
-    s.leader[K] = win_seat[~over]
-    s.to_act[K] = win_seat[~over]
+    on = ~over
+    K, next_leader = G[on], win_seat[on]
+    s.leader[K] = next_leader
+    s.to_act[K] = next_leader
     O = over.nonzero()[0]
     if not O.size:
         return None
@@ -826,49 +832,48 @@ def _winners(eng, s, G, plays):
     """Index (0 = leader) of each trick's winner for leads of pairs and singles (§9.3); a ruff
     needs as many trump pairs as the lead (``EXACT`` and ``COUNT_ONLY`` agree here: no chains,
     and the value is the top pair, or the top card for singles). ``plays``: ``uint8[g, 4, 54]``
-    in playing order."""
-    suit = s.lead_suit[G].astype(np.int64)
-    # most tricks are led by one card: the facts of every play from its (first) card, then
-    # those of longer tricks replaced from their card counts
-    all_e, all_t, val = _single_facts(s, G, plays, suit)
-    matches = np.ones((G.size, 4), dtype=bool)
+    in playing order.
+
+    Played in turn, a follow takes the trick when it beats the best so far and nobody has
+    ruffed, a ruff when nobody has ruffed or it beats the best ruff: so the winner is the first
+    of the highest ruffs if anyone ruffed, else the first of the highest follows in E (the lead
+    among them). Each play gets one ``int8`` key — its value (an order index, 0-63), plus 64 for
+    a ruff, or below -64 when it does not compete — and the winner is the first maximum."""
+    suit = s.lead_suit[G]  # int8[g]
+    # most tricks are led by one card: every play's key from its (first) card; the keys of
+    # longer tricks are replaced from their card counts
+    card = (plays > 0).argmax(2)  # int64[g, 4]: a bool argmax (numpy's fast path)
+    at = card + (G * 54)[:, None]
+    kind = (suit * np.int8(5))[:, None] + s.eff.reshape(-1).take(at)  # int8[g, 4]: E·5 + suit
+    key = s.idx.reshape(-1).take(at) + _KEY_ADD.take(kind)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
-        all_e[M], all_t[M], matches[M], val[M] = _play_facts(eng, s, G[M], rows(plays, M), suit[M])
-    # played in turn, a follow takes the trick when it beats the best so far and nobody has
-    # ruffed, a ruff when nobody has ruffed or it beats the best ruff: so the winner is the
-    # first of the highest ruffs if anyone ruffed, else the first of the highest follows in E
-    # (the lead among them; every value that competes is >= 0)
-    follows = np.where(all_e & matches, val, -1)
-    ruffs = np.where(all_t & matches & (suit != TRUMP)[:, None], val, -1)
-    return np.where((ruffs >= 0).any(1), ruffs.argmax(1), follows.argmax(1))
+        key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M])
+    return key.argmax(1)
 
 
-def _single_facts(s, G, plays, suit):
-    """``_play_facts`` of tricks led by one card (``matches`` is then always true; other rows
-    get the facts of their first card): each play is one card, found by an argmax of
-    ``bool`` (numpy's fast path; a ``uint8`` reduction per 54-card row costs several times
-    more), and its suit and order index are two flat gathers. Returns ``all_e``, ``all_t``,
-    ``val`` (the card's order index)."""
-    card = (plays > 0).argmax(2)  # int64[g, 4]
-    at = card + (G * 54)[:, None]
-    eff = s.eff.reshape(-1).take(at)
-    return eff == suit[:, None], eff == TRUMP, s.idx.reshape(-1).take(at).astype(np.int16)
+# int8[5 · 5]: what a one-card play adds to its order index, by (led suit E · 5 + its suit): 0
+# in E (a follow), 64 in trump when E is not (a ruff: above every follow), -128 otherwise (below
+# every play that competes; order indices are 0-63)
+_KEY_ADD = np.array([[0 if e == f else 64 if f == TRUMP else -128 for f in range(5)]
+                     for e in range(5)], dtype=np.int8).reshape(-1)
 
 
-def _play_facts(eng, s, G, plays, suit):
-    """``bool[g, 4]`` each play is all in the led suit E (``all_e``), all trump (``all_t``),
-    holds as many pairs as the lead (``matches``), and ``int16[g, 4]`` its value: the order
-    index of its top pair when the lead holds pairs, else of its top card (-1: none)."""
-    in_e = suit_rows(eng, s, G, suit)[:, None, :]
-    trump = suit_rows(eng, s, G, np.full(G.size, TRUMP))[:, None, :]
-    idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
+def _play_keys(eng, s, G, plays, suit):
+    """``_winners``' keys (``int8[g, 4]``) of tricks led by more than one card, from their
+    counts: a play competes when it is all in the led suit E (a follow) or, E not trump, all
+    trump (a ruff), and holds as many pairs as the lead; its value is the order index of its
+    top pair when the lead holds pairs, else of its top card."""
+    ctx5 = s.ctx[G].astype(np.int64) * 5
+    # the rows of E and of trump as one gather: [2, g, 54]
+    e_t = eng.tables.suit_mask.take(np.concatenate((ctx5 + suit, ctx5 + TRUMP)), axis=0)
+    # a play of n cards is all in E (all trump) iff none of its cards is outside: [2, g, 4]
+    outside = (plays > e_t.reshape(2, G.size, 1, 54)).any(3)
     pairs_led = s.lead_pairs[G]
-    # a play of n cards is all in E (all trump) iff none of its cards is outside
-    all_e = ~(plays > in_e).any(2)
-    all_t = ~(plays > trump).any(2)
     pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
-    matches = pairs >= pairs_led[:, None]
+    idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
     least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
-    val = ((plays >= least).view(np.uint8) * idx1).max(2).astype(np.int16) - 1
-    return all_e, all_t, matches, val
+    val = ((plays >= least).view(np.uint8) * idx1).max(2).view(np.int8) - np.int8(1)
+    ruff = ~outside[1] & (suit != TRUMP)[:, None]
+    competes = (~outside[0] | ruff) & (pairs >= pairs_led[:, None])
+    return np.where(competes, val + (ruff.view(np.int8) << np.int8(6)), np.int8(-128))
