@@ -303,29 +303,22 @@ def commit_leads(eng, s, G):
         chains = (~simple & tractorish).nonzero()[0]
     else:
         # 1-2 decks: a lead of one card is a single; a longer one is simple (one unit) iff it
-        # is pairs only (n = 2·pairs) at distinct consecutive positions
-        M = (n > 1).nonzero()[0]
-        sm = rows(sel, M)  # (a row take: numpy's fancy index costs ~4x on [g, 54])
-        pairs = count_sum(sm >= 2)
-        # with one pair or none the position bits hold one bit or none (contiguous, as many
-        # as the pairs, no tractor): simple iff n = 2·pairs. The bits are built only for the
-        # few leads of two pairs or more (the int64 shift-and-OR pass costs tens of µs a step)
-        simple = n[M] == 2 * pairs
-        tractorish = np.zeros(M.size, dtype=bool)
+        # is pairs only (n = 2·pairs) at distinct consecutive positions. With one pair or
+        # none the positions hold one pair or none (contiguous, as many as the pairs, no
+        # tractor): simple iff one card or n = 2·pairs. The positions are read only for the
+        # few leads of two pairs or more
+        pairs = count_sum(sel >= 2)
+        simple = (n == 2 * pairs) | (n == 1)
+        tractor = np.zeros(G.size, dtype=bool)
         R = (pairs >= 2).nonzero()[0]
         if R.size:
-            pbits = _pair_bits(sm[R], rows(s.idx, G[M[R]]))
-            contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
-            simple[R] &= (np.bitwise_count(pbits) == pairs[R]) & contiguous
-            tractorish[R] = (pbits & (pbits >> 1)) != 0
+            _pair_positions(s, G, sel, pairs, R, simple, tractor)
         # a lead that stands is the selection: its facts are the ones just found (set_leads
-        # need not count them again); a failed throw's forced unit is patched below
+        # need not count them again); a failed throw's forced unit is patched below, in
+        # place (``n`` and ``pairs`` are not read again for those rows)
         suit = first_suit(s, G, sel)
-        lead_n, lead_pairs = n.copy(), np.zeros(G.size, dtype=np.int16)
-        tractor = np.zeros(G.size, dtype=bool)
-        lead_pairs[M], tractor[M] = pairs, tractorish
-        facts = lead_n, suit, lead_pairs, tractor
-        V = M[~simple & ~tractorish]
+        facts = lead_n, _, lead_pairs, _ = n, suit, pairs, tractor
+        V = (~(simple | tractor)).nonzero()[0]
         if V.size:
             lead[V], chooser[V], forced_pair, forced = _pairs_and_singles_throws(
                 eng, s, G[V], rows(sel, V), n[V], suit[V])
@@ -334,7 +327,7 @@ def commit_leads(eng, s, G):
             F = V[forced]
             lead_n[F] = 1 + forced_pair[forced]
             lead_pairs[F] = forced_pair[forced]
-        chains = M[~simple & tractorish]
+        chains = (tractor & ~simple).nonzero()[0]
     for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -372,6 +365,28 @@ def commit_leads(eng, s, G):
         set_leads(eng, s, G[keep], lead[keep], None if facts is None else [f[keep] for f in facts])
     else:
         set_leads(eng, s, G, lead, facts)
+
+
+def _pair_positions(s, G, sel, pairs, R, simple, tractor):
+    """``commit_leads`` (1-2 decks) for the leads ``R`` holding two pairs or more: a lead is
+    simple only if its pairs sit at distinct consecutive positions (``simple[R] &=``), and it
+    holds a tractor iff two of them are adjacent (``tractor[R]``). A handful of rows a step:
+    with few, plain ints on each row's position bits cost less than the numpy passes."""
+    if R.size > 16:
+        pbits = _pair_bits(rows(sel, R), rows(s.idx, G[R]))
+        contiguous = (pbits & (pbits + (pbits & -pbits))) == 0
+        simple[R] &= (np.bitwise_count(pbits) == pairs[R]) & contiguous
+        tractor[R] = (pbits & (pbits >> 1)) != 0
+        return
+    counts, idx = rows(sel, R).tolist(), rows(s.idx, G[R]).tolist()
+    for r, cs, ix, p in zip(R.tolist(), counts, idx, pairs[R].tolist()):
+        bits = 0  # bit i: some identity at position i is held twice
+        for c, k in enumerate(cs):
+            if k >= 2:
+                bits |= 1 << ix[c]
+        if simple[r]:
+            simple[r] = bits.bit_count() == p and (bits & (bits + (bits & -bits))) == 0
+        tractor[r] = (bits & (bits >> 1)) != 0
 
 
 def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
