@@ -252,25 +252,22 @@ def _pairs_ok_quads(held_e, sel, n, n_sel, lead_pairs):
 def step_play(eng, s, G, actions) -> EndedHands | None:
     """Apply CARD / END for games G (phase PLAY); returns the hands that ended, if any."""
     is_end = actions == END
-    if is_end.any():
-        L = G[is_end]
-        C, ca = G[~is_end], actions[~is_end]
-    else:
-        L, C, ca = None, G, actions
+    L = G[is_end]  # leaders who end their selection
     # a follow is complete when the selection reaches the lead's size: at once when one card
     # was led (most tricks; the card goes straight to the trick, the selection stays empty);
     # longer ones are selected and counted
-    lead_n = s.lead_n[C]
-    complete = lead_n == 1
-    S = (~complete).nonzero()[0]  # leaders and followers of longer leads
+    lead_n = s.lead_n[G]  # (0 for leaders: the END rows among them)
+    # leaders selecting a card and followers of longer leads: lead_n != 1 holds every END row
+    S = ((lead_n != 1) ^ is_end).nonzero()[0]
     if S.size:
-        CS = C[S]
-        s.selection.reshape(-1)[CS * 54 + ca[S]] += 1  # one card per game: a flat index
-        longer = (lead_n[S] > 1).nonzero()[0]
-        if longer.size:
-            complete[S[longer]] = count_sum(rows(s.selection, CS[longer])) == lead_n[S[longer]]
-    ended = commit_follows(eng, s, C[complete], np.where(lead_n[complete] == 1, ca[complete], -1))
-    if L is not None and L.size:
+        s.selection.reshape(-1)[G[S] * 54 + actions[S]] += 1  # one card per game: a flat index
+    complete = lead_n == 1
+    longer = (lead_n > 1).nonzero()[0]
+    if longer.size:
+        complete[longer] = count_sum(rows(s.selection, G[longer])) == lead_n[longer]
+    F = complete.nonzero()[0]
+    ended = commit_follows(eng, s, G[F], np.where(lead_n[F] == 1, actions[F], -1))
+    if L.size:
         commit_leads(eng, s, L)
     return ended
 
