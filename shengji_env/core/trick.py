@@ -777,7 +777,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     whose last trick this was."""
     if not G.size:
         return None
-    leader = s.leader[G].astype(np.int64)
+    leader = s.leader[G]  # int8[g]
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
     plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
@@ -790,7 +790,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
-    win_seat = (leader + win) % 4
+    win_seat = (leader + win) & 3  # int64[g]
     won = G * 4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
@@ -814,20 +814,23 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     O = over.nonzero()[0]
     if not O.size:
         return None
-    plays = rows(plays, O)
-    return EndedHands(G[O], win_seat[O], plays, kitty_bonus(eng, s, G[O], win_seat[O], plays, win[O]))
+    plays, win_seat = rows(plays, O), win_seat[O]
+    return EndedHands(G[O], win_seat, plays,
+                      kitty_bonus(eng, s, G[O], win_seat, plays, win[O], attackers_won[O]))
 
 
 _POINTS4 = np.tile(cards.POINTS, 4).astype(np.float32)  # card points of a [4·54] trick row
 
 
-def kitty_bonus(eng, s, G, win_seat, plays, win) -> np.ndarray:
+def kitty_bonus(eng, s, G, win_seat, plays, win, attackers_won=None) -> np.ndarray:
     """``int64[g]`` — kitty bonus of finished hands (§10.2), or -1 where the basis holds a
     tractor, triple or quad (then the scalar ``rules.scoring`` decides). Otherwise the
     multiplier is 2, or f(pair). ``win``: index (0 = leader) of the last trick's winner in
-    ``plays``."""
+    ``plays``; ``attackers_won``: ``bool[g]`` the winner is an attacker, if known."""
     bonus = np.zeros(G.size, dtype=np.int64)
-    D = (~s.dealer_side[G, win_seat]).nonzero()[0]  # an attacker won the last trick: dug
+    if attackers_won is None:
+        attackers_won = ~s.dealer_side[G, win_seat]
+    D = attackers_won.nonzero()[0]  # an attacker won the last trick: dug
     if not D.size:
         return bonus
     basis = plays[D, 0] if eng.cfg.kitty_multiplier_basis == "LEAD" else plays[D, win[D]]
