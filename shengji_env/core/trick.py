@@ -317,8 +317,10 @@ def commit_leads(eng, s, G):
         facts = lead_n, _, lead_pairs, _ = n, suit, pairs, tractor
         V = (~(simple | tractor)).nonzero()[0]
         if V.size:
-            lead[V], chooser[V], forced_pair, forced = _pairs_and_singles_throws(
+            lead[V], waits, forced_pair, forced = _pairs_and_singles_throws(
                 eng, s, G[V], rows(sel, V), n[V], suit[V])
+            if waits is not None:
+                chooser[V] = waits
             # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
             # 1 pair; neither holds a tractor)
             F = V[forced]
@@ -393,16 +395,17 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     A type fails when another hand holds a strictly higher unit of it in the led suit; the
     candidate of a failing type is its lowest unit (ties: suit order S, H, C, D = lowest id).
     The two types are one ``[2, ...]`` computation (row 0 singles, row 1 pairs: with 1-2 decks
-    a count is a single's 1 or a pair's 2). Returns the leads ``uint8[g, 54]``, which games
-    wait for the next player's choice, and which games lead a forced unit (``forced``) that
-    is a pair (``forced_pair``; the others a single).
+    a count is a single's 1 or a pair's 2). Returns the leads ``uint8[g, 54]`` (written over
+    ``sel``), which games wait for the next player's choice (``None`` with the AUTO choices:
+    none), and which games lead a forced unit (``forced``) that is a pair (``forced_pair``;
+    the others a single).
     """
-    idx = rows(s.idx, G)
-    leader = s.leader[G].astype(np.int64)
+    idx8 = rows(s.idx, G).view(np.uint8)
+    leader = s.leader[G]  # int8[g]
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
-    oth = s.hands.reshape(-1, 54).take(G[:, None] * 4 + others, axis=0)  # (g, 3, 54)
+    G4 = G * 4  # the games' first rows of the [B·4, 54] views
+    oth = s.hands.reshape(-1, 54).take(G4[:, None] + others, axis=0)  # (g, 3, 54)
     oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
-    idx8 = idx.view(np.uint8)
     # order index of the throw's lowest single (pair), 255 if none (then nothing is above
     # it), and its card: the lowest id of that index (bitwise ops and a bool argmax)
     unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
@@ -416,37 +419,39 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     fail_s, fail_p = beaten.any(2)
     low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
+    chooser = None  # (the AUTO choices: nobody waits)
     if choice == "NEXT_PLAYER":
         chooser = fail_s & fail_p
         pick_single = fail_s & ~fail_p
     elif choice == "AUTO_LOWEST_RANK":  # ties: fewer cards (the single)
-        chooser = np.zeros(G.size, dtype=bool)
         pick_single = fail_s & (~fail_p | (low_s <= low_p))
     else:  # AUTO_FEWEST_CARDS
-        chooser = np.zeros(G.size, dtype=bool)
         pick_single = fail_s
     failed = fail_s | fail_p
-    forced = failed & ~chooser
+    forced = failed if chooser is None else failed & ~chooser
     pick_pair = forced & ~pick_single
-    lead = sel.copy()
+    X = failed.nonzero()[0]
+    if X.size:
+        s.throw_beater[G[X]] = others[X, beaten.any(0)[X].argmax(1)]  # the first hand that beats
+        at = G4[X] + leader[X]  # every attempted card is shown (§7.4.1)
+        revealed = s.revealed.reshape(-1, 54)
+        put_rows(revealed, at, np.maximum(rows(revealed, at), rows(sel, X)))
+    lead = sel  # (a copy of the caller's, read above: the forced units are written over it)
     F = forced.nonzero()[0]
     if F.size:  # the forced unit alone: its card once (a single) or twice (a pair)
         lead[F] = 0
         pair_f = pick_pair[F]  # row 1 of ``card`` (pairs) or row 0 (singles)
         lead.reshape(-1)[F * 54 + card.reshape(-1).take(F + G.size * pair_f)] = (
             pair_f.view(np.uint8) + np.uint8(1))
-    for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
-        g = G[i]
-        s.candidates[g] = 0
-        s.candidates[g, 0, card[1, i]] = 2
-        s.candidates[g, 1, card[0, i]] = 1
-        s.n_candidates[g] = 2
-    X = failed.nonzero()[0]
-    if X.size:
-        s.throw_beater[G[X]] = others[X, (beaten[0, X] | beaten[1, X]).argmax(1)]
-        _reveal(s, G[X], rows(sel, X))
-        if _penalised(eng):
-            _charge_penalty(eng, s, G[F], n[F] - lead[F].sum(1, dtype=np.int16))
+    if chooser is not None:
+        for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
+            g = G[i]
+            s.candidates[g] = 0
+            s.candidates[g, 0, card[1, i]] = 2
+            s.candidates[g, 1, card[0, i]] = 1
+            s.n_candidates[g] = 2
+    if X.size and _penalised(eng):
+        _charge_penalty(eng, s, G[F], n[F] - lead[F].sum(1, dtype=np.int16))
     return lead, chooser, pick_pair, forced
 
 
