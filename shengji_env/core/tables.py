@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import cards
 from ..rules import declare
-from ..rules.order import TrumpContext
+from ..rules.order import TRUMP, TrumpContext
 
 NUM_CONTEXTS = 13 * 5
 
@@ -83,6 +83,9 @@ class Tables:
     * ``suit_mask``: ``uint8[65·5, 54]`` — ``in_suit`` as 255 / 0 rows ``ctx·5 + k``;
     * ``suit_or_any``: ``uint8[65·6, 54]`` — ``suit_mask`` with a sixth row of 255 (every card)
       per context, rows ``ctx·6 + k`` (the play mask's one gather: a leader may play any card);
+    * ``play_key``: ``int8[65·5·54]`` — a one-card play's key for the trick's winner
+      (``trick._winners``), entries ``(ctx·5 + E)·54 + card`` for led suit E: its order index,
+      plus 64 if it ruffs (trump, E is not), or minus 128 if it neither follows nor ruffs;
     * ``points``: ``int16[54]`` — card points, §3.5;
     * ``decl_kind / decl_suit / decl_k``: ``int8[D]`` — the DECLARE action table (§4.3);
     * ``decl_col``: ``int8[D]`` — which of the 6 declarable counts an action needs
@@ -107,6 +110,12 @@ class Tables:
         by_ctx = self.suit_mask.reshape(NUM_CONTEXTS, 5, 54)
         every_card = np.full((NUM_CONTEXTS, 1, 54), 255, dtype=np.uint8)
         self.suit_or_any = np.concatenate([by_ctx, every_card], axis=1).reshape(-1, 54)
+        # by (E, the card's suit f): 0 if f = E (a follow), 64 if f is trump and E is not (a
+        # ruff: above every follow; order indices are 0-15), -128 otherwise (below both)
+        led, own = np.arange(5)[:, None], np.arange(5)
+        add = np.where(led == own, 0, np.where(own == TRUMP, 64, -128))  # int64[E, f]
+        key = self.idx[:, None, :] + add.take(self.eff, axis=1).transpose(1, 0, 2)  # [65, 5, 54]
+        self.play_key = key.astype(np.int8).reshape(-1)
         self.points = cards.POINTS.copy()
         acts = declare.declaration_actions(cfg)
         self.decl_kind = np.array([a[0] for a in acts], dtype=np.int8)
@@ -115,7 +124,8 @@ class Tables:
         self.decl_col = np.where(self.decl_kind == declare.LEVEL, self.decl_suit,
                                  3 + self.decl_kind).astype(np.int8)
         for a in (self.eff, self.idx, self.bit, self.in_suit, self.suit_mask, self.suit_or_any,
-                  self.points, self.decl_kind, self.decl_suit, self.decl_k, self.decl_col):
+                  self.play_key, self.points, self.decl_kind, self.decl_suit, self.decl_k,
+                  self.decl_col):
             a.flags.writeable = False
 
     def context(self, level: int, trump: int) -> TrumpContext:

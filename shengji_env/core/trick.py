@@ -860,32 +860,24 @@ def _winners(eng, s, G, plays):
     among them). Each play gets one ``int8`` key — its value (an order index, 0-63), plus 64 for
     a ruff, or below -64 when it does not compete — and the winner is the first maximum."""
     suit = s.lead_suit[G]  # int8[g]
-    # most tricks are led by one card: every play's key from its (first) card; the keys of
-    # longer tricks are replaced from their card counts
+    # most tricks are led by one card: every play's key from its (first) card, one read of
+    # ``Tables.play_key`` (by the game's context and led suit); the keys of longer tricks are
+    # replaced from their card counts
     card = (plays > 0).argmax(2)  # int64[g, 4]: a bool argmax (numpy's fast path)
-    at = card + (G * 54)[:, None]
-    kind = (suit * np.int8(5))[:, None] + s.eff.reshape(-1).take(at)  # int8[g, 4]: E·5 + suit
-    key = s.idx.reshape(-1).take(at) + _KEY_ADD.take(kind)  # int8[g, 4]
+    ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325; times 54 < 2^15)
+    key = eng.tables.play_key.take(((ctx5 + suit) * np.int16(54))[:, None] + card)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
-        key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M])
+        key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M], ctx5[M])
     return key.argmax(1)
 
 
-# int8[5 · 5]: what a one-card play adds to its order index, by (led suit E · 5 + its suit): 0
-# in E (a follow), 64 in trump when E is not (a ruff: above every follow), -128 otherwise (below
-# every play that competes; order indices are 0-63)
-_KEY_ADD = np.array([[0 if e == f else 64 if f == TRUMP else -128 for f in range(5)]
-                     for e in range(5)], dtype=np.int8).reshape(-1)
-
-
-def _play_keys(eng, s, G, plays, suit):
+def _play_keys(eng, s, G, plays, suit, ctx5):
     """``_winners``' keys (``int8[g, 4]``) of tricks led by more than one card, from their
     counts: a play competes when it is all in the led suit E (a follow) or, E not trump, all
     trump (a ruff), and holds as many pairs as the lead; its value is the order index of its
     top pair when the lead holds pairs, else of its top card."""
-    ctx5 = s.ctx[G].astype(np.int64) * 5
-    # the rows of E and of trump as one gather: [2, g, 54]
+    # the rows of E and of trump as one gather (``ctx5``: the games' context · 5): [2, g, 54]
     e_t = eng.tables.suit_mask.take(np.concatenate((ctx5 + suit, ctx5 + TRUMP)), axis=0)
     # a play of n cards is all in E (all trump) iff none of its cards is outside: [2, g, 4]
     outside = (plays > e_t.reshape(2, G.size, 1, 54)).any(3)
