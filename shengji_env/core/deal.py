@@ -92,9 +92,10 @@ def _fewest_table(eng):
 
 
 def _declaration_table(eng):
-    """``(bool[2, D + 1, D], int64[4, 6, 6])``: ``_acceptable`` for (same player?, current
-    declaration = action index or D for none), and (kind + 1, suit + 1, k) → that index (-1:
-    not in the table). Cached on the engine's tables."""
+    """``(bool[2, D + 1, D], int64[4, 6, 6], int64[D])``: ``_acceptable`` for (same player?,
+    current declaration = action index or D for none), (kind + 1, suit + 1, k) → that index
+    (-1: not in the table), and each DECLARE action's own index there (the current declaration
+    once it is made). Cached on the engine's tables."""
     T = eng.tables
     cached = T.__dict__.get("_declaration_table")
     if cached is None:
@@ -105,7 +106,21 @@ def _declaration_table(eng):
         table = _acceptable(eng, same, kinds[None, :, None], suits[None, :, None], ks[None, :, None])
         index = np.full((4, 6, 6), -1, dtype=np.int64)
         index[kinds + 1, suits + 1, ks] = np.arange(D + 1)
-        cached = T.__dict__["_declaration_table"] = (table, index)
+        cached = T.__dict__["_declaration_table"] = (table, index, index[kinds[:D] + 1,
+                                                                         suits[:D] + 1, ks[:D]])
+    return cached
+
+
+def _action_cards(eng) -> np.ndarray:
+    """``int64[D·13]``: at ``a·13 + level``, the card DECLARE action ``a`` shows at that level
+    (the level card of its suit, or its joker; cached on the engine's tables)."""
+    T = eng.tables
+    cached = T.__dict__.get("_action_cards")
+    if cached is None:
+        level = np.arange(13)
+        cached = T.__dict__["_action_cards"] = np.where(
+            (T.decl_kind == 0)[:, None], T.decl_suit.astype(np.int64)[:, None] * 13 + level,
+            51 + T.decl_kind.astype(np.int64)[:, None]).reshape(-1)
     return cached
 
 
@@ -188,11 +203,13 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None, fresh=False):
+def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
-    no declaration yet in any of them (a new hand: no lookup of the declarations)."""
+    no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
+    their current declarations as rows of the declaration table, when the caller knows them
+    (``_current`` otherwise)."""
     if not G.size:
         return
     h = eng.cfg.hand_size
@@ -204,9 +221,7 @@ def plan_deal(eng, s, G, quiet=None, fresh=False):
     if fresh:  # nobody has declared: every seat needs the same
         need = _fresh_need(eng)                                         # int8[1, 1, 24]
     else:
-        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
-        recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4  # int64[g, 4]
-        need = need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)  # by position q
+        need = _need_by_position(eng, s, G, cur)                        # int8[g, 1, 24]
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
     hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
@@ -225,6 +240,21 @@ def _fewest_needed(eng, s, G) -> np.ndarray:
     """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
     LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
     return _allowed(eng, s, G, _fewest_table(eng))
+
+
+def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
+    """``int8[g, 1, 24]`` — ``_fewest_needed`` of the receivers of a round's positions q = 0-3
+    (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
+    are read for the receivers directly (same player: the receiver made the current
+    declaration), not read per seat and then gathered by position."""
+    recv = (s.first_drawer[G][:, None] + _COLS) & 3  # int64[g, 4]: receiver of position q
+    if cur is None:
+        cur = _current(eng, s, G)
+    if cur is None:  # a declaration outside the action table: the formula per seat
+        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
+        return need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)
+    same_p = (recv == s.decl_player[G][:, None]).view(np.int8)
+    return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
 
 
 def _fresh_need(eng) -> np.ndarray:
@@ -303,10 +333,12 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
     s.first_declarer[D] = np.where(s.first_declarer[D] < 0, ds, s.first_declarer[D])
-    card = np.where(kind == 0, suit.astype(np.int64) * 13 + s.level[D], 51 + kind)
+    card = _action_cards(eng).take(a * 13 + s.level[D])  # the card shown: level card or joker
     s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
     dealing = s.window_seat[G] < 0
-    plan_deal(eng, s, G[dealing & dec])  # a new declaration moves the next decision point
+    # a new declaration moves the next decision point; it is the declarer's action (its row
+    # of the declaration table: no lookup)
+    plan_deal(eng, s, G[dealing & dec], cur=_declaration_table(eng)[2].take(a[dealing[dec]]))
     closed = advance_deal(eng, s, G[dealing])
     W = G[~dealing]
     s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
