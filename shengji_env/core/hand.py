@@ -18,6 +18,8 @@ Functions take ``eng`` (the engine: configuration, tables, switches), the ``Batc
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..rules import declare, scoring, seats
@@ -52,8 +54,10 @@ def start_episodes(eng, s, G) -> None:
             if random_first:
                 first[i] = s.rng(g).integers(4)
     if not random_levels:
-        s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
-    first = np.where(s.has_given[G], s.given_first[G], first)
+        s.seat_levels[G] = _fixed_seat_levels(tuple(eng.levels))
+    given = s.has_given[G]
+    if given.any():  # given decks (``Engine.reset(decks=...)``) come with their first drawers
+        first = np.where(given, s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
     for g in G.tolist():
         s.history[g] = []
@@ -68,6 +72,14 @@ def start_episodes(eng, s, G) -> None:
 def _seat_levels(levels):
     """``int[4]`` — per-seat levels from the teams' two (team of each seat) or four levels."""
     return levels if levels.size == 4 else levels[seats.team(np.arange(4))]
+
+
+@lru_cache(maxsize=16)
+def _fixed_seat_levels(levels: tuple) -> np.ndarray:
+    """``_seat_levels`` of the engine's fixed starting levels (cached, read-only)."""
+    out = _seat_levels(np.asarray(levels))
+    out.flags.writeable = False
+    return out
 
 
 def start_hands(eng, s, G, dealers, drawers) -> None:
@@ -102,7 +114,11 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
     s.lead_tractor[G] = False
     s.phase[G] = Phase.DECLARE
     deal.prepare_counts(eng, s, G)
-    quiet = deal.post_deal_mode(eng, s, G) | (cfg.declaration_mode == "FIXED")
+    # nobody is asked during the deal with a fixed trump, nor (later hands) when declarations
+    # wait for its end
+    quiet = (np.ones(G.size, dtype=bool) if cfg.declaration_mode == "FIXED" else
+             deal.post_deal_mode(eng, s, G)
+             if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" else None)
     deal.plan_deal(eng, s, G, quiet, fresh=True)
     finish_declaring(eng, s, deal.advance_deal(eng, s, G))
 
