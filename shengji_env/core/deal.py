@@ -293,8 +293,11 @@ def advance_deal(eng, s, G) -> np.ndarray:
     np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
-    post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner
-    s.window_seat[over] = np.where(post, seats.partner(s.dealer[over]), s.first_drawer[over])
+    if eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":  # later hands: the dealer's partner
+        post = post_deal_mode(eng, s, over)                    # opens the window
+        s.window_seat[over] = np.where(post, seats.partner(s.dealer[over]), s.first_drawer[over])
+    else:  # the first drawer opens it
+        s.window_seat[over] = s.first_drawer[over]
     s.window_passes[over] = 0
     return advance_window(eng, s, over)
 
