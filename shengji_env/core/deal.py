@@ -23,6 +23,7 @@ _LEVEL_COLS = np.array([True, True, True, True, False, False])
 _HELD_COLS = _DECLARABLE + np.where(_LEVEL_COLS, np.arange(13)[:, None], 0)  # int64[13, 6]
 _ONE = np.uint8(1)
 _POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
+_POSITIONS64 = np.arange(4 * 54)  # the same as int64 (deal positions in flat indexes)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -187,14 +188,15 @@ _DECLARABLE_ONEHOT = _declarable_onehot()
 
 
 def _deal_to(s, G, start, stop):
-    """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands."""
-    count = (stop - start).astype(np.int64)
+    """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands
+    (``start[i] <= stop[i]``)."""
+    count = stop - start
     width = int(count.max(initial=0))
     if width == 0:
         return
-    js = start[:, None] + np.arange(width)
+    js = start[:, None] + _POSITIONS64[:width]
     j = js[js < stop[:, None]]
-    g = np.repeat(G, np.maximum(count, 0))  # the game of each card, in the same order
+    g = np.repeat(G, count)  # the game of each card, in the same order
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
     # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
     # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
@@ -278,13 +280,14 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not G.size:
         return _NONE
     total = 4 * eng.cfg.hand_size
-    d0 = s.dealt[G].astype(np.int64)
-    nxt = s.deal_next[G, d0].astype(np.int64)
+    d0 = s.dealt[G]  # int16[g]
+    nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
     found = nxt < total
-    stop = np.where(found, nxt + 1, total)
+    stop = np.minimum(nxt + 1, total)  # through that card, or to the deal's end
     _deal_to(s, G, d0, stop)
     s.dealt[G] = stop
-    s.to_act[G[found]] = (s.first_drawer[G[found]] + nxt[found]) % 4
+    F = G[found]
+    s.to_act[F] = (s.first_drawer[F] + nxt[found]) % 4
     over = G[~found]
     if not over.size:
         return _NONE
