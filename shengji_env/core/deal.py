@@ -53,7 +53,7 @@ def _current(eng, s, G):
         cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
     except IndexError:  # not a declaration of the action table
         return None
-    return None if (cur < 0).any() else cur
+    return None if cur.min(initial=0) < 0 else cur
 
 
 def _allowed(eng, s, G, table=None) -> np.ndarray:
@@ -315,16 +315,18 @@ def advance_window(eng, s, G) -> np.ndarray:
     closes after their passes."""
     if not G.size:
         return _NONE
-    passes = s.window_passes[G].astype(np.int64)
-    seat0 = s.window_seat[G].astype(np.int64)
+    passes = s.window_passes[G]  # int8[g]
+    seat0 = s.window_seat[G]  # int8[g]
     asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
     ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
-    ok &= _COLS < (4 - passes)[:, None]  # seats after the fourth pass are not asked
+    left = 4 - passes  # seats still to be asked (those after the fourth pass are not)
+    ok &= _COLS < left[:, None]
     found = ok.any(1)
-    k = np.where(found, ok.argmax(1), np.maximum(4 - passes, 0))  # passes before the answer
-    s.window_seat[G] = (seat0 + k) % 4
+    k = np.where(found, ok.argmax(1), np.maximum(left, 0))  # passes before the answer
+    seat = (seat0 + k) % 4
+    s.window_seat[G] = seat
     s.window_passes[G] = passes + k
-    s.to_act[G[found]] = s.window_seat[G[found]]
+    s.to_act[G[found]] = seat[found]
     return G[~found]
 
 
