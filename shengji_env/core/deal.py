@@ -334,7 +334,7 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     """Apply PASS / DECLARE for games G (phase DECLARE); returns the games whose window
     closed."""
     T = eng.tables
-    who = s.to_act[G].astype(np.int64)
+    who = s.to_act[G]  # int8[g]
     dec = actions != PASS
     D, ds = G[dec], who[dec]
     a = actions[dec] - DECLARE_BASE
@@ -356,7 +356,7 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
 
 def mask_declare(eng, s, G, out):
     """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
-    who = s.to_act[G].astype(np.int64)
+    who = s.to_act[G]  # int8[g]
     out[:, PASS] = True
     D = eng.tables.decl_k.size
     out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, who), who, s, G)
