@@ -29,7 +29,8 @@ from ..rules.order import NT
 from . import deal, log, trick
 from .tables import context_id
 
-OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
+DECLARE, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.OVER), int(Phase.PLAY),
+                               int(Phase.FRIEND))
 
 
 # ------------------------------------------------------------------------------ start
@@ -96,11 +97,16 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
             deck[:] = ordered
             s.rng(g).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
-    s.first_hand[G] = dealers < 0
-    s.dealer_side[G] = np.where((dealers >= 0)[:, None], _initial_side(eng, np.maximum(dealers, 0)),
-                                False)
+    first = dealers < 0
+    s.first_hand[G] = first
     # a first hand: both teams are at the same level (checked by the engine)
-    s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
+    if first.all():  # first hands only (a new episode without a given dealer): no dealer side
+        s.dealer_side[G] = False
+        s.level[G] = s.seat_levels[G, 0]
+    else:
+        s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
+                                    False)
+        s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
     for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
                  "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
                  "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
@@ -112,7 +118,7 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
         getattr(s, name)[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
-    s.phase[G] = Phase.DECLARE
+    s.phase[G] = DECLARE
     deal.prepare_counts(eng, s, G)
     # nobody is asked during the deal with a fixed trump, nor (later hands) when declarations
     # wait for its end
