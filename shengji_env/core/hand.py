@@ -144,14 +144,16 @@ def finish_declaring(eng, s, G) -> None:
                    np.full(G.size, trump))
         return
     has = s.decl_player[G] >= 0
-    D = G[has]
+    every = has.all()  # the usual case: no fallback, no subset
+    D = G if every else G[has]
     if D.size:
         trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
         starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
                    else s.decl_player[D])
         begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
-    for g in G[~has]:
-        _no_declaration(eng, s, int(g))
+    if not every:
+        for g in G[~has]:
+            _no_declaration(eng, s, int(g))
 
 
 def _no_declaration(eng, s, g: int) -> None:
