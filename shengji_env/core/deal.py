@@ -23,6 +23,7 @@ _LEVEL_COLS = np.array([True, True, True, True, False, False])
 _HELD_COLS = _DECLARABLE + np.where(_LEVEL_COLS, np.arange(13)[:, None], 0)  # int64[13, 6]
 _ONE = np.uint8(1)
 _POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
+_POSITIONS64 = np.arange(4 * 54)  # the same as int64 (deal positions in flat indexes)
 
 
 def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
@@ -52,7 +53,7 @@ def _current(eng, s, G):
         cur = index[s.decl_kind[G] + 1, s.decl_suit[G] + 1, s.decl_k[G]]
     except IndexError:  # not a declaration of the action table
         return None
-    return None if (cur < 0).any() else cur
+    return None if cur.min(initial=0) < 0 else cur
 
 
 def _allowed(eng, s, G, table=None) -> np.ndarray:
@@ -92,9 +93,10 @@ def _fewest_table(eng):
 
 
 def _declaration_table(eng):
-    """``(bool[2, D + 1, D], int64[4, 6, 6])``: ``_acceptable`` for (same player?, current
-    declaration = action index or D for none), and (kind + 1, suit + 1, k) → that index (-1:
-    not in the table). Cached on the engine's tables."""
+    """``(bool[2, D + 1, D], int64[4, 6, 6], int64[D])``: ``_acceptable`` for (same player?,
+    current declaration = action index or D for none), (kind + 1, suit + 1, k) → that index
+    (-1: not in the table), and each DECLARE action's own index there (the current declaration
+    once it is made). Cached on the engine's tables."""
     T = eng.tables
     cached = T.__dict__.get("_declaration_table")
     if cached is None:
@@ -105,7 +107,21 @@ def _declaration_table(eng):
         table = _acceptable(eng, same, kinds[None, :, None], suits[None, :, None], ks[None, :, None])
         index = np.full((4, 6, 6), -1, dtype=np.int64)
         index[kinds + 1, suits + 1, ks] = np.arange(D + 1)
-        cached = T.__dict__["_declaration_table"] = (table, index)
+        cached = T.__dict__["_declaration_table"] = (table, index, index[kinds[:D] + 1,
+                                                                         suits[:D] + 1, ks[:D]])
+    return cached
+
+
+def _action_cards(eng) -> np.ndarray:
+    """``int64[D·13]``: at ``a·13 + level``, the card DECLARE action ``a`` shows at that level
+    (the level card of its suit, or its joker; cached on the engine's tables)."""
+    T = eng.tables
+    cached = T.__dict__.get("_action_cards")
+    if cached is None:
+        level = np.arange(13)
+        cached = T.__dict__["_action_cards"] = np.where(
+            (T.decl_kind == 0)[:, None], T.decl_suit.astype(np.int64)[:, None] * 13 + level,
+            51 + T.decl_kind.astype(np.int64)[:, None]).reshape(-1)
     return cached
 
 
@@ -172,14 +188,15 @@ _DECLARABLE_ONEHOT = _declarable_onehot()
 
 
 def _deal_to(s, G, start, stop):
-    """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands."""
-    count = (stop - start).astype(np.int64)
+    """Put cards ``start[i] .. stop[i]-1`` of each game's deck into the receivers' hands
+    (``start[i] <= stop[i]``)."""
+    count = stop - start
     width = int(count.max(initial=0))
     if width == 0:
         return
-    js = start[:, None] + np.arange(width)
+    js = start[:, None] + _POSITIONS64[:width]
     j = js[js < stop[:, None]]
-    g = np.repeat(G, np.maximum(count, 0))  # the game of each card, in the same order
+    g = np.repeat(G, count)  # the game of each card, in the same order
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
     # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
     # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
@@ -188,11 +205,13 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None, fresh=False):
+def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
-    no declaration yet in any of them (a new hand: no lookup of the declarations)."""
+    no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
+    their current declarations as rows of the declaration table, when the caller knows them
+    (``_current`` otherwise)."""
     if not G.size:
         return
     h = eng.cfg.hand_size
@@ -204,9 +223,7 @@ def plan_deal(eng, s, G, quiet=None, fresh=False):
     if fresh:  # nobody has declared: every seat needs the same
         need = _fresh_need(eng)                                         # int8[1, 1, 24]
     else:
-        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
-        recv = (s.first_drawer[G].astype(np.int64)[:, None] + _COLS) % 4  # int64[g, 4]
-        need = need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)  # by position q
+        need = _need_by_position(eng, s, G, cur)                        # int8[g, 1, 24]
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
     hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
@@ -225,6 +242,21 @@ def _fewest_needed(eng, s, G) -> np.ndarray:
     """``int8[g, 4, 6]`` — per seat of games G and declarable column (level card of each suit,
     LJ, BJ): the fewest cards of that column an acceptable DECLARE action needs (127: none)."""
     return _allowed(eng, s, G, _fewest_table(eng))
+
+
+def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
+    """``int8[g, 1, 24]`` — ``_fewest_needed`` of the receivers of a round's positions q = 0-3
+    (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
+    are read for the receivers directly (same player: the receiver made the current
+    declaration), not read per seat and then gathered by position."""
+    recv = (s.first_drawer[G][:, None] + _COLS) & 3  # int64[g, 4]: receiver of position q
+    if cur is None:
+        cur = _current(eng, s, G)
+    if cur is None:  # a declaration outside the action table: the formula per seat
+        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
+        return need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)
+    same_p = (recv == s.decl_player[G][:, None]).view(np.int8)
+    return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
 
 
 def _fresh_need(eng) -> np.ndarray:
@@ -248,13 +280,14 @@ def advance_deal(eng, s, G) -> np.ndarray:
     if not G.size:
         return _NONE
     total = 4 * eng.cfg.hand_size
-    d0 = s.dealt[G].astype(np.int64)
-    nxt = s.deal_next[G, d0].astype(np.int64)
+    d0 = s.dealt[G]  # int16[g]
+    nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
     found = nxt < total
-    stop = np.where(found, nxt + 1, total)
+    stop = np.minimum(nxt + 1, total)  # through that card, or to the deal's end
     _deal_to(s, G, d0, stop)
     s.dealt[G] = stop
-    s.to_act[G[found]] = (s.first_drawer[G[found]] + nxt[found]) % 4
+    F = G[found]
+    s.to_act[F] = (s.first_drawer[F] + nxt[found]) % 4
     over = G[~found]
     if not over.size:
         return _NONE
@@ -263,8 +296,11 @@ def advance_deal(eng, s, G) -> np.ndarray:
     np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
-    post = post_deal_mode(eng, s, over)  # the window starts with the dealer's partner
-    s.window_seat[over] = np.where(post, seats.partner(s.dealer[over]), s.first_drawer[over])
+    if eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":  # later hands: the dealer's partner
+        post = post_deal_mode(eng, s, over)                    # opens the window
+        s.window_seat[over] = np.where(post, seats.partner(s.dealer[over]), s.first_drawer[over])
+    else:  # the first drawer opens it
+        s.window_seat[over] = s.first_drawer[over]
     s.window_passes[over] = 0
     return advance_window(eng, s, over)
 
@@ -279,16 +315,18 @@ def advance_window(eng, s, G) -> np.ndarray:
     closes after their passes."""
     if not G.size:
         return _NONE
-    passes = s.window_passes[G].astype(np.int64)
-    seat0 = s.window_seat[G].astype(np.int64)
+    passes = s.window_passes[G]  # int8[g]
+    seat0 = s.window_seat[G]  # int8[g]
     asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
     ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
-    ok &= _COLS < (4 - passes)[:, None]  # seats after the fourth pass are not asked
+    left = 4 - passes  # seats still to be asked (those after the fourth pass are not)
+    ok &= _COLS < left[:, None]
     found = ok.any(1)
-    k = np.where(found, ok.argmax(1), np.maximum(4 - passes, 0))  # passes before the answer
-    s.window_seat[G] = (seat0 + k) % 4
+    k = np.where(found, ok.argmax(1), np.maximum(left, 0))  # passes before the answer
+    seat = (seat0 + k) % 4
+    s.window_seat[G] = seat
     s.window_passes[G] = passes + k
-    s.to_act[G[found]] = s.window_seat[G[found]]
+    s.to_act[G[found]] = seat[found]
     return G[~found]
 
 
@@ -296,17 +334,19 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     """Apply PASS / DECLARE for games G (phase DECLARE); returns the games whose window
     closed."""
     T = eng.tables
-    who = s.to_act[G].astype(np.int64)
+    who = s.to_act[G]  # int8[g]
     dec = actions != PASS
     D, ds = G[dec], who[dec]
     a = actions[dec] - DECLARE_BASE
     kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
     s.first_declarer[D] = np.where(s.first_declarer[D] < 0, ds, s.first_declarer[D])
-    card = np.where(kind == 0, suit.astype(np.int64) * 13 + s.level[D], 51 + kind)
+    card = _action_cards(eng).take(a * 13 + s.level[D])  # the card shown: level card or joker
     s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
     dealing = s.window_seat[G] < 0
-    plan_deal(eng, s, G[dealing & dec])  # a new declaration moves the next decision point
+    # a new declaration moves the next decision point; it is the declarer's action (its row
+    # of the declaration table: no lookup)
+    plan_deal(eng, s, G[dealing & dec], cur=_declaration_table(eng)[2].take(a[dealing[dec]]))
     closed = advance_deal(eng, s, G[dealing])
     W = G[~dealing]
     s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
@@ -316,7 +356,7 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
 
 def mask_declare(eng, s, G, out):
     """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
-    who = s.to_act[G].astype(np.int64)
+    who = s.to_act[G]  # int8[g]
     out[:, PASS] = True
     D = eng.tables.decl_k.size
     out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, who), who, s, G)

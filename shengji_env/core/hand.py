@@ -18,6 +18,8 @@ Functions take ``eng`` (the engine: configuration, tables, switches), the ``Batc
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..rules import declare, scoring, seats
@@ -27,7 +29,8 @@ from ..rules.order import NT
 from . import deal, log, trick
 from .tables import context_id
 
-OVER, PLAY, FRIEND = int(Phase.OVER), int(Phase.PLAY), int(Phase.FRIEND)
+DECLARE, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.OVER), int(Phase.PLAY),
+                               int(Phase.FRIEND))
 
 
 # ------------------------------------------------------------------------------ start
@@ -52,8 +55,10 @@ def start_episodes(eng, s, G) -> None:
             if random_first:
                 first[i] = s.rng(g).integers(4)
     if not random_levels:
-        s.seat_levels[G] = _seat_levels(np.asarray(eng.levels))
-    first = np.where(s.has_given[G], s.given_first[G], first)
+        s.seat_levels[G] = _fixed_seat_levels(tuple(eng.levels))
+    given = s.has_given[G]
+    if given.any():  # given decks (``Engine.reset(decks=...)``) come with their first drawers
+        first = np.where(given, s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
     for g in G.tolist():
         s.history[g] = []
@@ -70,6 +75,14 @@ def _seat_levels(levels):
     return levels if levels.size == 4 else levels[seats.team(np.arange(4))]
 
 
+@lru_cache(maxsize=16)
+def _fixed_seat_levels(levels: tuple) -> np.ndarray:
+    """``_seat_levels`` of the engine's fixed starting levels (cached, read-only)."""
+    out = _seat_levels(np.asarray(levels))
+    out.flags.writeable = False
+    return out
+
+
 def start_hands(eng, s, G, dealers, drawers) -> None:
     """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
@@ -84,11 +97,16 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
             deck[:] = ordered
             s.rng(g).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
-    s.first_hand[G] = dealers < 0
-    s.dealer_side[G] = np.where((dealers >= 0)[:, None], _initial_side(eng, np.maximum(dealers, 0)),
-                                False)
+    first = dealers < 0
+    s.first_hand[G] = first
     # a first hand: both teams are at the same level (checked by the engine)
-    s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
+    if first.all():  # first hands only (a new episode without a given dealer): no dealer side
+        s.dealer_side[G] = False
+        s.level[G] = s.seat_levels[G, 0]
+    else:
+        s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
+                                    False)
+        s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
     for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
                  "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
                  "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
@@ -100,9 +118,13 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
         getattr(s, name)[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
-    s.phase[G] = Phase.DECLARE
+    s.phase[G] = DECLARE
     deal.prepare_counts(eng, s, G)
-    quiet = deal.post_deal_mode(eng, s, G) | (cfg.declaration_mode == "FIXED")
+    # nobody is asked during the deal with a fixed trump, nor (later hands) when declarations
+    # wait for its end
+    quiet = (np.ones(G.size, dtype=bool) if cfg.declaration_mode == "FIXED" else
+             deal.post_deal_mode(eng, s, G)
+             if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" else None)
     deal.plan_deal(eng, s, G, quiet, fresh=True)
     finish_declaring(eng, s, deal.advance_deal(eng, s, G))
 
@@ -122,14 +144,16 @@ def finish_declaring(eng, s, G) -> None:
                    np.full(G.size, trump))
         return
     has = s.decl_player[G] >= 0
-    D = G[has]
+    every = has.all()  # the usual case: no fallback, no subset
+    D = G if every else G[has]
     if D.size:
         trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
         starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
                    else s.decl_player[D])
         begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
-    for g in G[~has]:
-        _no_declaration(eng, s, int(g))
+    if not every:
+        for g in G[~has]:
+            _no_declaration(eng, s, int(g))
 
 
 def _no_declaration(eng, s, g: int) -> None:
