@@ -232,6 +232,7 @@ def test_risky_throws_are_the_throws_that_may_fail():
             assert len(decompose(p.astype(np.uint8), ctx)) > 1 and play_key(p) not in safe
 
 
+@pytest.mark.slow  # ~6 s for an option off by default (its candidates are checked above)
 def test_the_search_may_throw_and_still_plays_only_legal_actions():
     """With ``throws=1`` the search makes risky throws, legal in the reference game (which
     judges each throw against the real hands)."""
