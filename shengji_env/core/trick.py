@@ -433,9 +433,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     X = failed.nonzero()[0]
     if X.size:
         s.throw_beater[G[X]] = others[X, beaten.any(0)[X].argmax(1)]  # the first hand that beats
-        at = G4[X] + leader[X]  # every attempted card is shown (§7.4.1)
-        revealed = s.revealed.reshape(-1, 54)
-        put_rows(revealed, at, np.maximum(rows(revealed, at), rows(sel, X)))
+        _reveal(s, G4[X] + leader[X], rows(sel, X))
     lead = sel  # (a copy of the caller's, read above: the forced units are written over it)
     F = forced.nonzero()[0]
     if F.size:  # the forced unit alone: its card once (a single) or twice (a pair)
@@ -627,17 +625,17 @@ def _tuple_throws(eng, s, G, sel, n):
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         s.throw_beater[g] = first_beater(sel[i], [s.hands[g, (ld + k) % 4] for k in (1, 2, 3)],
                                          ctx, ld, eng.cfg)
-    _reveal(s, G[failed], sel[failed])
+    F = G[failed]
+    if F.size:
+        _reveal(s, F * 4 + s.leader[F].astype(np.int64), sel[failed])
     if _penalised(eng):
         _charge_penalty(eng, s, G[forced], n[forced] - lead[forced].sum(1, dtype=np.int16))
     return lead, chooser
 
 
-def _reveal(s, G, attempted):
-    """A failed throw: every attempted card is shown to the table (§7.4.1)."""
-    if not G.size:
-        return
-    at = G * 4 + s.leader[G].astype(np.int64)
+def _reveal(s, at, attempted):
+    """A failed throw: every attempted card is shown to the table (§7.4.1); rows ``at``
+    (``G·4 + leader``) of the players' revealed cards."""
     revealed = s.revealed.reshape(-1, 54)
     put_rows(revealed, at, np.maximum(rows(revealed, at), attempted))
 
