@@ -276,3 +276,43 @@ def test_staged_all_units_ruff_of_a_throw():
         s = play_staged(Rules(**options), hands, 0, HEARTS, 0, first)
         winners.append(int(s.last_winner[0]))
     assert winners[0] != winners[1], "the scenario must reach the scalar rules"
+
+
+def test_pair_positions_plain_ints_agree_with_the_numpy_bits():
+    """``trick._pair_positions`` answers up to 16 leads with plain ints and more with numpy
+    position bits (``_pair_bits``): both must give the same simple and tractor flags. Random
+    leads of one suit with two pairs or more (2 decks), in random trump contexts."""
+    from types import SimpleNamespace
+
+    from shengji_env.core import trick
+    from shengji_env.core.tables import Tables
+    from shengji_env.rules import Rules
+
+    T = Tables(Rules())
+    rng = np.random.default_rng(7)
+    g = 400
+    ctx = rng.integers(0, T.idx.shape[0], g)
+    idx = T.idx[ctx]  # int8[g, 54]
+    eff = T.eff[ctx]
+    sel = np.zeros((g, 54), dtype=np.uint8)
+    for i in range(g):  # 2-5 pairs and 0-3 singles of one effective suit
+        suit = rng.integers(0, 5)
+        cards = np.flatnonzero(eff[i] == suit)
+        picked = rng.choice(cards, min(cards.size, rng.integers(2, 9)), replace=False)
+        sel[i, picked] = 1
+        sel[i, picked[:rng.integers(2, 6)]] = 2
+    n = sel.sum(1, dtype=np.int16)
+    pairs = (sel >= 2).sum(1).astype(np.int16)
+    s = SimpleNamespace(idx=idx)
+    G = np.arange(g)
+    R = (pairs >= 2).nonzero()[0]
+    assert R.size > 300  # the numpy path (more than 16 rows)
+    answers = []
+    for chunks in ([R], np.array_split(R, -(-R.size // 16))):  # numpy bits; plain ints
+        simple, tractor = (n == 2 * pairs) | (n == 1), np.zeros(g, dtype=bool)
+        for part in chunks:
+            trick._pair_positions(s, G, sel, pairs, part, simple, tractor)
+        answers.append((simple.copy(), tractor.copy()))
+    (s1, t1), (s2, t2) = answers
+    assert np.array_equal(s1, s2) and np.array_equal(t1, t2)
+    assert t1.any() and (~t1[R]).any() and s1[R].any()  # both answers occur
