@@ -377,12 +377,13 @@ def _pair_positions(s, G, sel, pairs, R, simple, tractor):
         simple[R] &= (np.bitwise_count(pbits) == pairs[R]) & contiguous
         tractor[R] = (pbits & (pbits >> 1)) != 0
         return
-    counts, idx = rows(sel, R).tolist(), rows(s.idx, G[R]).tolist()
-    for r, cs, ix, p in zip(R.tolist(), counts, idx, pairs[R].tolist()):
-        bits = 0  # bit i: some identity at position i is held twice
-        for c, k in enumerate(cs):
-            if k >= 2:
-                bits |= 1 << ix[c]
+    # the pair identities (row i of R, card) in one pass, their positions in one gather
+    i, card = (rows(sel, R) >= 2).nonzero()  # int64[q]: 2-6 identities a lead
+    position = s.idx.reshape(-1).take(G.take(R.take(i)) * 54 + card)
+    pbits = [0] * R.size  # bit p: some identity at position p is held twice
+    for r, p in zip(i.tolist(), position.tolist()):
+        pbits[r] |= 1 << p
+    for r, bits, p in zip(R.tolist(), pbits, pairs[R].tolist()):
         if simple[r]:
             simple[r] = bits.bit_count() == p and (bits & (bits + (bits & -bits))) == 0
         tractor[r] = (bits & (bits >> 1)) != 0
