@@ -119,11 +119,12 @@ def mask_play(eng, s, G, out):
     # gather of suit rows and one AND for leaders and followers alike; only the followers who
     # are void or short in the led suit, or must follow pairs or a tractor, are patched
     allowed = _suit_rows_to_play(eng, s, G, every, sel, leading, selecting)
-    legal = (free.view(np.uint8) & allowed).view(bool)
+    # bool[g, 54]: the cards' columns of out, written in place (rows contiguous: put_rows works)
+    legal = out[:, :54]
+    np.bitwise_and(free.view(np.uint8), allowed, out=legal.view(np.uint8))
     F = (~leading).nonzero()[0]
     if F.size:
         _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
-    out[:, :54] = legal
 
 
 _ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
