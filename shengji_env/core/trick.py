@@ -764,10 +764,10 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
 
 
 def first_suit(s, G, cards) -> np.ndarray:
-    """``int64[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
+    """``int8[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
     54]``; a lead or selection, one suit), in game ``G[i]``: a flat gather (``s.eff[G, c]``
     goes through numpy's general two-axis index, about 3x the cost)."""
-    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1)).astype(np.int64)
+    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1))
 
 
 def suit_rows(eng, s, G, suits) -> np.ndarray:
@@ -884,7 +884,7 @@ def _play_keys(eng, s, G, plays, suit, ctx5):
     pairs_led = s.lead_pairs[G]
     pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
     idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
-    least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
+    least = ((pairs_led > 0).view(np.uint8) + np.uint8(1))[:, None, None]  # 2 with pairs, else 1
     val = ((plays >= least).view(np.uint8) * idx1).max(2).view(np.int8) - np.int8(1)
     ruff = ~outside[1] & (suit != TRUMP)[:, None]
     competes = (~outside[0] | ruff) & (pairs >= pairs_led[:, None])
