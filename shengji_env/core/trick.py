@@ -119,11 +119,12 @@ def mask_play(eng, s, G, out):
     # gather of suit rows and one AND for leaders and followers alike; only the followers who
     # are void or short in the led suit, or must follow pairs or a tractor, are patched
     allowed = _suit_rows_to_play(eng, s, G, every, sel, leading, selecting)
-    legal = (free.view(np.uint8) & allowed).view(bool)
+    # bool[g, 54]: the cards' columns of out, written in place (rows contiguous: put_rows works)
+    legal = out[:, :54]
+    np.bitwise_and(free.view(np.uint8), allowed, out=legal.view(np.uint8))
     F = (~leading).nonzero()[0]
     if F.size:
         _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
-    out[:, :54] = legal
 
 
 _ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
@@ -377,12 +378,13 @@ def _pair_positions(s, G, sel, pairs, R, simple, tractor):
         simple[R] &= (np.bitwise_count(pbits) == pairs[R]) & contiguous
         tractor[R] = (pbits & (pbits >> 1)) != 0
         return
-    counts, idx = rows(sel, R).tolist(), rows(s.idx, G[R]).tolist()
-    for r, cs, ix, p in zip(R.tolist(), counts, idx, pairs[R].tolist()):
-        bits = 0  # bit i: some identity at position i is held twice
-        for c, k in enumerate(cs):
-            if k >= 2:
-                bits |= 1 << ix[c]
+    # the pair identities (row i of R, card) in one pass, their positions in one gather
+    i, card = (rows(sel, R) >= 2).nonzero()  # int64[q]: 2-6 identities a lead
+    position = s.idx.reshape(-1).take(G.take(R.take(i)) * 54 + card)
+    pbits = [0] * R.size  # bit p: some identity at position p is held twice
+    for r, p in zip(i.tolist(), position.tolist()):
+        pbits[r] |= 1 << p
+    for r, bits, p in zip(R.tolist(), pbits, pairs[R].tolist()):
         if simple[r]:
             simple[r] = bits.bit_count() == p and (bits & (bits + (bits & -bits))) == 0
         tractor[r] = (bits & (bits >> 1)) != 0
@@ -762,10 +764,10 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
 
 
 def first_suit(s, G, cards) -> np.ndarray:
-    """``int64[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
+    """``int8[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
     54]``; a lead or selection, one suit), in game ``G[i]``: a flat gather (``s.eff[G, c]``
     goes through numpy's general two-axis index, about 3x the cost)."""
-    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1)).astype(np.int64)
+    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1))
 
 
 def suit_rows(eng, s, G, suits) -> np.ndarray:
@@ -882,7 +884,7 @@ def _play_keys(eng, s, G, plays, suit, ctx5):
     pairs_led = s.lead_pairs[G]
     pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
     idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
-    least = np.where(pairs_led > 0, 2, 1).astype(np.uint8)[:, None, None]
+    least = ((pairs_led > 0).view(np.uint8) + np.uint8(1))[:, None, None]  # 2 with pairs, else 1
     val = ((plays >= least).view(np.uint8) * idx1).max(2).view(np.int8) - np.int8(1)
     ruff = ~outside[1] & (suit != TRUMP)[:, None]
     competes = (~outside[0] | ruff) & (pairs >= pairs_led[:, None])
