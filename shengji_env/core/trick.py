@@ -9,6 +9,7 @@ indices).
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -402,22 +403,24 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     none), and which games lead a forced unit (``forced``) that is a pair (``forced_pair``;
     the others a single).
     """
-    idx8 = rows(s.idx, G).view(np.uint8)
     leader = s.leader[G]  # int8[g]
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     G4 = G * 4  # the games' first rows of the [B·4, 54] views
     oth = s.hands.reshape(-1, 54).take(G4[:, None] + others, axis=0)  # (g, 3, 54)
-    oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
-    # order index of the throw's lowest single (pair), 255 if none (then nothing is above
-    # it), and its card: the lowest id of that index (bitwise ops and a bool argmax)
+    # each card's key in the led suit: order index · 256 + card id, 0 outside the suit (one
+    # gather of ``_throw_keys`` rows by context and suit, no separate suit mask and order rows)
+    keys = _throw_keys(eng.tables).take(s.ctx[G].astype(np.int64) * 5 + suit, axis=0)
+    # the throw's lowest single (pair) key: its order index (high byte; 255 if none: then
+    # nothing is above it) and its card (low byte: the lowest id of that index), [2, g]
     unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
-    low = (idx8 | ((~unit).view(np.uint8) * np.uint8(255))).min(2)  # [2, g]
-    card = (unit & (idx8 == low[:, :, None])).argmax(2)
+    low_key = np.where(unit, keys, np.uint16(0xFFFF)).min(2)
+    low_bytes = low_key.view(np.uint8).reshape(2, G.size, 2)
+    low, card = low_bytes[:, :, _HIGH_BYTE], low_bytes[:, :, 1 - _HIGH_BYTE]  # uint8[2, g]
     # a hand beats a type iff it holds a single (a pair: count >> 1 > 0) of the led suit
     # ranked above that type's lowest unit: one uint8 dot product per hand and type over the
-    # cards above it (sums <= 108: no wrap), [2, g, 3]
-    above = np.greater(idx8, low[:, :, None]).view(np.uint8)  # [2, g, 54]
-    beaten = np.einsum("tghc,tgc->tgh", oth_e >> _COPIES_SHIFT, above) > 0
+    # led suit's cards above it (sums <= 108: no wrap), [2, g, 3]
+    above = np.greater(keys, (low_key | np.uint16(255))[:, :, None]).view(np.uint8)  # [2, g, 54]
+    beaten = np.einsum("tghc,tgc->tgh", oth >> _COPIES_SHIFT, above) > 0
     fail_s, fail_p = beaten.any(2)
     low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
@@ -456,6 +459,21 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 
 
 _ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
+_HIGH_BYTE = int(sys.byteorder == "little")  # the high byte's place in a uint16's two bytes
+_THROW_KEYS: dict[int, tuple] = {}  # id(tables) -> (tables, keys)
+
+
+def _throw_keys(tables) -> np.ndarray:
+    """``uint16[65·5, 54]`` (cached per ``Tables``): row ``ctx·5 + E``, each card's order index
+    · 256 + its id if its effective suit is E, else 0 (below every card of E's threshold in
+    ``_pairs_and_singles_throws``; order indices < 64, ids < 54: no key reaches 0xFFFF)."""
+    hit = _THROW_KEYS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        key = (tables.idx.astype(np.uint16) << 8) | np.arange(54, dtype=np.uint16)  # [65, 54]
+        keys = np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
+        keys.flags.writeable = False
+        hit = _THROW_KEYS[id(tables)] = (tables, keys)
+    return hit[1]
 # [2, 1, 1, 1]: counts >> 0 are non-zero for a single, counts >> 1 for a pair (1-2 decks: <= 2)
 _COPIES_SHIFT = np.array([0, 1], dtype=np.uint8).reshape(2, 1, 1, 1)
 
@@ -687,8 +705,8 @@ def set_leads(eng, s, G, lead, facts=None, chosen=False):
     candidates (only a throw that puts its game in CHOOSE sets them): nothing to clear."""
     if not G.size:
         return
-    leader = s.leader[G].astype(np.int64)
-    at = G * 4 + leader  # rows of the [B·4, 54] views of hands, trick, revealed
+    leader = s.leader[G]  # int8[g]
+    at = G * 4 + leader  # int64[g]: rows of the [B·4, 54] views of hands, trick, revealed
     put_rows(s.lead, G, lead)
     s.lead_n[G], s.lead_suit[G], s.lead_pairs[G], s.lead_tractor[G] = (
         _lead_facts(eng, s, G, lead) if facts is None else facts)
@@ -704,7 +722,7 @@ def set_leads(eng, s, G, lead, facts=None, chosen=False):
         s.n_candidates[G] = 0
         s.phase[G] = PLAY
     s.in_trick[G] = 1
-    s.to_act[G] = (leader + 1) % 4
+    s.to_act[G] = (leader + 1) & 3  # int8
 
 
 def mask_choose(eng, s, G, out):
@@ -728,8 +746,8 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
     straight to the trick), -1 for longer follows (their selection is the play)."""
     if not G.size:
         return None
-    seats = s.to_act[G].astype(np.int64)
-    at = G * 4 + seats  # rows of the [B·4, 54] views of hands, trick, revealed
+    seats = s.to_act[G]  # int8[g]
+    at = G * 4 + seats  # int64[g]: rows of the [B·4, 54] views of hands, trick, revealed
     suit = s.lead_suit[G]
     longer = (card < 0).nonzero()[0]
     one = (card >= 0).nonzero()[0] if longer.size else None  # None: every follow is one card
@@ -758,16 +776,19 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
     V = short.nonzero()[0]  # §8.1: now void in E (few rows: a flat index, only if any)
     if V.size:
         s.voids.reshape(-1)[at[V] * 5 + suit[V]] = True
-    s.in_trick[G] += 1
-    s.to_act[G] = (seats + 1) % 4
-    return end_tricks(eng, s, G[s.in_trick[G] == 4])
+    in_trick = s.in_trick[G] + np.int8(1)
+    s.in_trick[G] = in_trick
+    s.to_act[G] = (seats + 1) & 3  # int8
+    return end_tricks(eng, s, G[in_trick == 4])
 
 
 def first_suit(s, G, cards) -> np.ndarray:
     """``int8[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
     54]``; a lead or selection, one suit), in game ``G[i]``: a flat gather (``s.eff[G, c]``
     goes through numpy's general two-axis index, about 3x the cost)."""
-    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1))
+    # the argmax of the counts' bytes read as bool (numpy's bool argmax finds the first
+    # non-zero byte): no ``cards > 0`` pass
+    return s.eff.reshape(-1).take(G * 54 + cards.view(bool).argmax(1))
 
 
 def suit_rows(eng, s, G, suits) -> np.ndarray:
@@ -863,7 +884,9 @@ def _winners(eng, s, G, plays):
     # most tricks are led by one card: every play's key from its (first) card, one read of
     # ``Tables.play_key`` (by the game's context and led suit); the keys of longer tricks are
     # replaced from their card counts
-    card = (plays > 0).argmax(2)  # int64[g, 4]: a bool argmax (numpy's fast path)
+    # int64[g, 4]: a bool argmax (numpy's fast path) of the counts' bytes read as bool (the
+    # first non-zero), over [g·4, 54] rows (the 2-D argmax costs less than along axis 2)
+    card = plays.reshape(-1, 54).view(bool).argmax(1).reshape(G.size, 4)
     ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325; times 54 < 2^15)
     key = eng.tables.play_key.take(((ctx5 + suit) * np.int16(54))[:, None] + card)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
