@@ -278,7 +278,9 @@ def commit_leads(eng, s, G):
     """END: the selection is the lead; throws are validated (§7.3-7.4)."""
     cfg = eng.cfg
     sel = rows(s.selection, G)
-    n = count_sum(sel)
+    # int8[g]: the leads' sizes (<= 52 cards: the uint8 sums do not wrap) as the int8 field
+    # set_leads writes (no int16 copy and casting assignment)
+    n = np.einsum("gc->g", sel).view(np.int8)
     # the leads, written over the (gathered) selection: only the rows of failed throws change,
     # each after its own row of ``sel`` was last read
     lead = sel
@@ -306,7 +308,7 @@ def commit_leads(eng, s, G):
         # none the positions hold one pair or none (contiguous, as many as the pairs, no
         # tractor): simple iff one card or n = 2·pairs. The positions are read only for the
         # few leads of two pairs or more
-        pairs = count_sum(sel >= 2)
+        pairs = np.einsum("gc->g", (sel >= 2).view(np.uint8)).view(np.int8)  # int8, as ``n``
         simple = (n == 2 * pairs) | (n == 1)
         tractor = np.zeros(G.size, dtype=bool)
         R = (pairs >= 2).nonzero()[0]
@@ -437,7 +439,8 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     pick_pair = forced & ~pick_single
     X = failed.nonzero()[0]
     if X.size:
-        s.throw_beater[G[X]] = others[X, beaten.any(0)[X].argmax(1)]  # the first hand that beats
+        # the first hand that beats (a flat read of ``others``: no two-axis fancy index)
+        s.throw_beater[G[X]] = others.reshape(-1).take(X * 3 + beaten.any(0)[X].argmax(1))
         _reveal(s, G4[X] + leader[X], rows(sel, X))
     lead = sel  # (a copy of the caller's, read above: the forced units are written over it)
     F = forced.nonzero()[0]
@@ -881,14 +884,13 @@ def _winners(eng, s, G, plays):
     among them). Each play gets one ``int8`` key — its value (an order index, 0-63), plus 64 for
     a ruff, or below -64 when it does not compete — and the winner is the first maximum."""
     suit = s.lead_suit[G]  # int8[g]
-    # most tricks are led by one card: every play's key from its (first) card, one read of
-    # ``Tables.play_key`` (by the game's context and led suit); the keys of longer tricks are
-    # replaced from their card counts
-    # int64[g, 4]: a bool argmax (numpy's fast path) of the counts' bytes read as bool (the
-    # first non-zero), over [g·4, 54] rows (the 2-D argmax costs less than along axis 2)
-    card = plays.reshape(-1, 54).view(bool).argmax(1).reshape(G.size, 4)
-    ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325; times 54 < 2^15)
-    key = eng.tables.play_key.take(((ctx5 + suit) * np.int16(54))[:, None] + card)  # int8[g, 4]
+    # most tricks are led by one card: every play is one card held once, so its key is the
+    # dot product of its counts with the game's row of ``Tables.play_key`` (by context and led
+    # suit) in uint8 (the key's two's complement byte; no search for the card); the keys of
+    # longer tricks (whose products wrap) are replaced from their card counts
+    ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325)
+    key_rows = eng.tables.play_key.view(np.uint8).reshape(-1, 54).take(ctx5 + suit, axis=0)
+    key = np.einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
         key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M], ctx5[M])
