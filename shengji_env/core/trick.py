@@ -108,11 +108,11 @@ def begin_play(s, G):
 def mask_play(eng, s, G, out):
     """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
     every = G.size == s.num_games  # G = arange(B) (the engine's whole batch): no gathers
-    seats = s.to_act.astype(np.int64) if every else s.to_act[G].astype(np.int64)
+    seats = s.to_act if every else s.to_act[G]  # int8[g] (read only)
     hand = seat_rows(s.hands, G, seats)
     sel = s.selection if every else rows(s.selection, G)  # (read only)
     free = hand > sel
-    n_sel = count_sum(sel)
+    n_sel = _card_sums(sel)
     leading = (s.lead_n if every else s.lead_n[G]) == 0
     selecting = leading & (n_sel > 0)  # leaders who have selected a card
     out[:, END] = selecting
@@ -125,7 +125,16 @@ def mask_play(eng, s, G, out):
     np.bitwise_and(free.view(np.uint8), allowed, out=legal.view(np.uint8))
     F = (~leading).nonzero()[0]
     if F.size:
-        _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
+        _follow_cards(eng, s, G, F if every else G[F], F, seats, hand, sel, free, n_sel,
+                      allowed, legal)
+
+
+def _card_sums(x) -> np.ndarray:
+    """``int8[g]`` — sums of ``x`` (``uint8[g, 54]`` card counts or ``bool`` flags) along the
+    last axis, where every sum is below 128 (a hand, a selection, a lead or a follow: at most
+    52 cards; flags: at most 54): the uint8 einsum of ``count_sum`` read as the int8 the lead
+    fields hold (no int16 copy, and no casting where it meets them)."""
+    return np.einsum("gc->g", x.view(np.uint8)).view(np.int8)
 
 
 _ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
@@ -144,24 +153,24 @@ def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
     return eng.tables.suit_or_any.take(ctx * 6 + suit, axis=0)
 
 
-def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
+def _follow_cards(eng, s, G, GF, F, seats, hand, sel, free, n_sel, allowed, legal):
     """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation for the
     followers, rows ``F`` of games ``G``: their rows of ``legal`` (``bool[g, 54]``, their free
     cards of E, E = their rows of ``allowed``) are widened for the void and the short and
     narrowed to the pairs or tractor the lead asks for. ``seats``, ``hand``, ``sel``, ``free``,
-    ``n_sel``: every row's, as ``mask_play``."""
-    GF = G[F]
-    n = s.lead_n[GF].astype(np.int16)
+    ``n_sel``: every row's, as ``mask_play``; ``GF``: ``G[F]``. Counts are int8 (a hand holds
+    at most 52 cards: ``have + sel_out`` < 128)."""
+    n = s.lead_n[GF]
     in_e = rows(allowed, F)  # 255: the led suit E
     held_e = rows(hand, F) & in_e
-    have = count_sum(held_e)
+    have = _card_sums(held_e)
     # cards selected outside E, counted on the rows of the few followers who have selected
     # (part way through a longer follow: one-card follows never select)
     n_sel = n_sel[F]  # (the followers' rows from here on)
     S = n_sel.nonzero()[0]
-    sel_out = np.zeros(F.size, dtype=np.int16)
+    sel_out = np.zeros(F.size, dtype=np.int8)
     if S.size:
-        sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
+        sel_out[S] = n_sel[S] - _card_sums(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
     # void in E: any card; short: all of H_E, and other cards while places are left for them;
     # both are have + sel_out < n (a follower's selection is below n, so sel_out < n when void);
@@ -266,7 +275,7 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     complete = lead_n == 1
     longer = (lead_n > 1).nonzero()[0]
     if longer.size:
-        complete[longer] = count_sum(rows(s.selection, G[longer])) == lead_n[longer]
+        complete[longer] = _card_sums(rows(s.selection, G[longer])) == lead_n[longer]
     F = complete.nonzero()[0]
     ended = commit_follows(eng, s, G[F], np.where(lead_n[F] == 1, actions[F], -1))
     if L.size:
@@ -280,7 +289,7 @@ def commit_leads(eng, s, G):
     sel = rows(s.selection, G)
     # int8[g]: the leads' sizes (<= 52 cards: the uint8 sums do not wrap) as the int8 field
     # set_leads writes (no int16 copy and casting assignment)
-    n = np.einsum("gc->g", sel).view(np.int8)
+    n = _card_sums(sel)
     # the leads, written over the (gathered) selection: only the rows of failed throws change,
     # each after its own row of ``sel`` was last read
     lead = sel
@@ -308,7 +317,7 @@ def commit_leads(eng, s, G):
         # none the positions hold one pair or none (contiguous, as many as the pairs, no
         # tractor): simple iff one card or n = 2·pairs. The positions are read only for the
         # few leads of two pairs or more
-        pairs = np.einsum("gc->g", (sel >= 2).view(np.uint8)).view(np.int8)  # int8, as ``n``
+        pairs = _card_sums(sel >= 2)  # int8, as ``n``
         simple = (n == 2 * pairs) | (n == 1)
         tractor = np.zeros(G.size, dtype=bool)
         R = (pairs >= 2).nonzero()[0]
@@ -835,7 +844,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
-    over = count_sum(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
+    over = _card_sums(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
     on = ~over
     K, next_leader = G[on], win_seat[on]
     s.leader[K] = next_leader
