@@ -17,7 +17,7 @@ import numpy as np
 from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
-from ..rules.order import TRUMP
+from ..rules.order import TRUMP  # noqa: F401  (one_game reads trick.TRUMP)
 from ..rules.patterns import suit_order_lists
 from .counts import count_sum, put_rows, rows, seat_rows
 
@@ -902,24 +902,28 @@ def _winners(eng, s, G, plays):
     key = np.einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
-        key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M], ctx5[M])
+        key[M] = _play_keys(eng, s, G[M], rows(plays, M), rows(key_rows, M).view(np.int8))
     return key.argmax(1)
 
 
-def _play_keys(eng, s, G, plays, suit, ctx5):
+def _play_keys(eng, s, G, plays, keys):
     """``_winners``' keys (``int8[g, 4]``) of tricks led by more than one card, from their
     counts: a play competes when it is all in the led suit E (a follow) or, E not trump, all
     trump (a ruff), and holds as many pairs as the lead; its value is the order index of its
-    top pair when the lead holds pairs, else of its top card."""
-    # the rows of E and of trump as one gather (``ctx5``: the games' context · 5): [2, g, 54]
-    e_t = eng.tables.suit_mask.take(np.concatenate((ctx5 + suit, ctx5 + TRUMP)), axis=0)
-    # a play of n cards is all in E (all trump) iff none of its cards is outside: [2, g, 4]
-    outside = (plays > e_t.reshape(2, G.size, 1, 54)).any(3)
+    top pair when the lead holds pairs, else of its top card (+64 for a ruff).
+
+    ``keys``: the games' rows of ``Tables.play_key`` (``int8[g, 54]``: a card's order index, +64
+    if it ruffs, -128 + order index if it neither follows nor ruffs). A play is all of one
+    kind iff its lowest and highest keys are both >= 0 and in the same block of 64; its key is
+    then the highest key among its pairs (or cards), which already holds the ruff's +64."""
+    k = keys[:, None, :]  # [g, 1, 54]
+    held = plays.view(bool)  # the counts' bytes as bool: the cards held
+    high = np.where(held, k, np.int8(-128)).max(2)  # int8[g, 4]
+    low = np.where(held, k, np.int8(127)).min(2)
     pairs_led = s.lead_pairs[G]
-    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
-    idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
-    least = ((pairs_led > 0).view(np.uint8) + np.uint8(1))[:, None, None]  # 2 with pairs, else 1
-    val = ((plays >= least).view(np.uint8) * idx1).max(2).view(np.int8) - np.int8(1)
-    ruff = ~outside[1] & (suit != TRUMP)[:, None]
-    competes = (~outside[0] | ruff) & (pairs >= pairs_led[:, None])
-    return np.where(competes, val + (ruff.view(np.int8) << np.int8(6)), np.int8(-128))
+    pair_cards = plays // 2 if eng.switches.quads else plays >= 2  # quad: 2 pairs
+    pairs = _card_sums(pair_cards.reshape(-1, 54)).reshape(G.size, 4)  # < 128: int8
+    # the value's cards: its pairs when the lead holds pairs (count > 1), else every card (> 0)
+    top = np.where(plays > (pairs_led > 0).view(np.uint8)[:, None, None], k, np.int8(-128)).max(2)
+    competes = (low >= 0) & ((low ^ high) < 64) & (pairs >= pairs_led[:, None])
+    return np.where(competes, top, np.int8(-128))
