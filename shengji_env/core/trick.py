@@ -418,21 +418,25 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     G4 = G * 4  # the games' first rows of the [B·4, 54] views
     oth = s.hands.reshape(-1, 54).take(G4[:, None] + others, axis=0)  # (g, 3, 54)
-    # each card's key in the led suit: order index · 256 + card id, 0 outside the suit (one
-    # gather of ``_throw_keys`` rows by context and suit, no separate suit mask and order rows)
+    # each card's key in the led suit, complemented: ~(order index · 256 + card id), 0xFFFF
+    # outside the suit (one gather of ``_throw_keys`` rows by context and suit, no separate
+    # suit mask and order rows)
     keys = _throw_keys(eng.tables).take(s.ctx[G].astype(np.int64) * 5 + suit, axis=0)
-    # the throw's lowest single (pair) key: its order index (high byte; 255 if none: then
-    # nothing is above it) and its card (low byte: the lowest id of that index), [2, g]
+    # the throw's lowest single (pair): the highest complemented key among its units (a
+    # product and a max: no np.where), 0 if none; its order index is the high byte of the
+    # key (255 if none: then nothing is above it), its card the low byte (the lowest id of
+    # that index), [2, g]
     unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
-    low_key = np.where(unit, keys, np.uint16(0xFFFF)).min(2)
-    low_bytes = low_key.view(np.uint8).reshape(2, G.size, 2)
+    top = (keys * unit).max(2)  # uint16[2, g]
+    low_bytes = np.invert(top).view(np.uint8).reshape(2, G.size, 2)
     low, card = low_bytes[:, :, _HIGH_BYTE], low_bytes[:, :, 1 - _HIGH_BYTE]  # uint8[2, g]
     # a hand beats a type iff it holds a single (a pair: count >> 1 > 0) of the led suit
-    # ranked above that type's lowest unit: one uint8 dot product per hand and type over the
+    # ranked above that type's lowest unit (a higher order index: a complemented key below
+    # the unit's with its low byte cleared): one uint8 dot product per hand and type over the
     # led suit's cards above it (sums <= 108: no wrap), [2, g, 3]
-    above = np.greater(keys, (low_key | np.uint16(255))[:, :, None]).view(np.uint8)  # [2, g, 54]
+    above = np.less(keys, (top & np.uint16(0xFF00))[:, :, None]).view(np.uint8)  # [2, g, 54]
     beaten = np.einsum("tghc,tgc->tgh", oth >> _COPIES_SHIFT, above) > 0
-    fail_s, fail_p = beaten.any(2)
+    fail_s, fail_p = beaten[:, :, 0] | beaten[:, :, 1] | beaten[:, :, 2]
     low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
     chooser = None  # (the AUTO choices: nobody waits)
@@ -449,7 +453,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     X = failed.nonzero()[0]
     if X.size:
         # the first hand that beats (a flat read of ``others``: no two-axis fancy index)
-        s.throw_beater[G[X]] = others.reshape(-1).take(X * 3 + beaten.any(0)[X].argmax(1))
+        s.throw_beater[G[X]] = others.reshape(-1).take(X * 3 + (beaten[0] | beaten[1])[X].argmax(1))
         _reveal(s, G4[X] + leader[X], rows(sel, X))
     lead = sel  # (a copy of the caller's, read above: the forced units are written over it)
     F = forced.nonzero()[0]
@@ -476,13 +480,14 @@ _THROW_KEYS: dict[int, tuple] = {}  # id(tables) -> (tables, keys)
 
 
 def _throw_keys(tables) -> np.ndarray:
-    """``uint16[65·5, 54]`` (cached per ``Tables``): row ``ctx·5 + E``, each card's order index
-    · 256 + its id if its effective suit is E, else 0 (below every card of E's threshold in
-    ``_pairs_and_singles_throws``; order indices < 64, ids < 54: no key reaches 0xFFFF)."""
+    """``uint16[65·5, 54]`` (cached per ``Tables``): row ``ctx·5 + E``, each card's key
+    ``~(order index · 256 + id)`` if its effective suit is E, else 0xFFFF (the complement of
+    0: above every threshold of ``_pairs_and_singles_throws``; order indices < 64, ids < 54:
+    no card of E has the key 0, which marks "no unit" there)."""
     hit = _THROW_KEYS.get(id(tables))
     if hit is None or hit[0] is not tables:
         key = (tables.idx.astype(np.uint16) << 8) | np.arange(54, dtype=np.uint16)  # [65, 54]
-        keys = np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
+        keys = ~np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
         keys.flags.writeable = False
         hit = _THROW_KEYS[id(tables)] = (tables, keys)
     return hit[1]
