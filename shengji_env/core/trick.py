@@ -342,9 +342,10 @@ def commit_leads(eng, s, G):
             # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
             # 1 pair; neither holds a tractor)
             F = V[forced]
-            lead_n[F] = 1 + forced_pair[forced]
-            lead_pairs[F] = forced_pair[forced]
-        chains = (tractor & ~simple).nonzero()[0]
+            pair_f = forced_pair[forced].view(np.int8)  # 1: a pair, 0: a single
+            lead_n[F] = pair_f + np.int8(1)
+            lead_pairs[F] = pair_f
+        chains = (tractor > simple).nonzero()[0]  # tractor and not simple
     for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -373,8 +374,9 @@ def commit_leads(eng, s, G):
             # 1-2 decks: the forced unit is a single, a pair or a tractor of size / 2 pairs, of
             # the throw's suit
             facts[0][i], facts[2][i], facts[3][i] = size, size // 2, size >= 4
-    # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
-    if chooser.any():
+    # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER: only then
+    # can a game wait)
+    if eng.switches.failed_throw_choice == "NEXT_PLAYER" and chooser.any():
         Ch = G[chooser]
         s.phase[Ch] = CHOOSE
         s.to_act[Ch] = (s.leader[Ch] + 1) % 4
