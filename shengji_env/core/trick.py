@@ -10,6 +10,7 @@ indices).
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -482,24 +483,21 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 
 
 _ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
-_HIGH_BYTE = int(sys.byteorder == "little")  # the high byte's place in a uint16's two bytes
-_THROW_KEYS: dict[int, tuple] = {}  # id(tables) -> (tables, keys)
-
-
-def _throw_keys(tables) -> np.ndarray:
-    """``uint16[65·5, 54]`` (cached per ``Tables``): row ``ctx·5 + E``, each card's key
-    ``~(order index · 256 + id)`` if its effective suit is E, else 0xFFFF (the complement of
-    0: above every threshold of ``_pairs_and_singles_throws``; order indices < 64, ids < 54:
-    no card of E has the key 0, which marks "no unit" there)."""
-    hit = _THROW_KEYS.get(id(tables))
-    if hit is None or hit[0] is not tables:
-        key = (tables.idx.astype(np.uint16) << 8) | np.arange(54, dtype=np.uint16)  # [65, 54]
-        keys = ~np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
-        keys.flags.writeable = False
-        hit = _THROW_KEYS[id(tables)] = (tables, keys)
-    return hit[1]
 # [2, 1, 1, 1]: counts >> 0 are non-zero for a single, counts >> 1 for a pair (1-2 decks: <= 2)
 _COPIES_SHIFT = np.array([0, 1], dtype=np.uint8).reshape(2, 1, 1, 1)
+_HIGH_BYTE = int(sys.byteorder == "little")  # the high byte's place in a uint16's two bytes
+
+
+@lru_cache(maxsize=16)
+def _throw_keys(tables) -> np.ndarray:
+    """``uint16[65·5, 54]`` (cached per ``Tables``, read-only): row ``ctx·5 + E``, each card's
+    key ``~(order index · 256 + id)`` if its effective suit is E, else 0xFFFF (the complement
+    of 0: above every threshold of ``_pairs_and_singles_throws``; order indices < 64, ids <
+    54: no card of E has the key 0, which marks "no unit" there)."""
+    key = (tables.idx.astype(np.uint16) << 8) | np.arange(54, dtype=np.uint16)  # [65, 54]
+    keys = ~np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
+    keys.flags.writeable = False
+    return keys
 
 
 def _chain_throw(throw, others, ctx, cfg):
