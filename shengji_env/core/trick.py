@@ -154,7 +154,7 @@ def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
     suit = np.where(leading, _ANY, s.lead_suit if every else s.lead_suit[G])  # int8[g]
     K = selecting.nonzero()[0]
     if K.size:
-        suit[K] = first_suit(s, G[K], rows(sel, K))
+        suit[K] = first_suit(s, K if every else G[K], rows(sel, K))
     ctx = (s.ctx if every else s.ctx[G]).astype(np.int64)
     return eng.tables.suit_or_any.take(ctx * 6 + suit, axis=0)
 
@@ -797,7 +797,7 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
         put_rows(s.selection, GL, 0)
     V = short.nonzero()[0]  # §8.1: now void in E (few rows: a flat index, only if any)
     if V.size:
-        s.voids.reshape(-1)[at[V] * 5 + suit[V]] = True
+        s.voids.reshape(-1)[(at * 5 + suit)[V]] = True
     in_trick = s.in_trick[G] + np.int8(1)
     s.in_trick[G] = in_trick
     s.to_act[G] = (seats + 1) & 3  # int8
