@@ -18,7 +18,7 @@ import numpy as np
 from .. import cards
 from ..rules import play as rules_play
 from ..rules.actions import END, Phase
-from ..rules.order import TRUMP  # noqa: F401  (one_game reads trick.TRUMP)
+from ..rules.order import TRUMP
 from ..rules.patterns import suit_order_lists
 from .counts import count_sum, put_rows, rows, seat_rows
 
@@ -912,28 +912,33 @@ def _winners(eng, s, G, plays):
     key = _einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
-        key[M] = _play_keys(eng, s, G[M], rows(plays, M), rows(key_rows, M).view(np.int8))
+        key[M] = _play_keys(eng, s, G[M], rows(plays, M), rows(key_rows, M).view(np.int8),
+                            (ctx5 + suit)[M], ctx5[M])
     return key.argmax(1)
 
 
-def _play_keys(eng, s, G, plays, keys):
+def _play_keys(eng, s, G, plays, keys, ctx_e, ctx5):
     """``_winners``' keys (``int8[g, 4]``) of tricks led by more than one card, from their
     counts: a play competes when it is all in the led suit E (a follow) or, E not trump, all
     trump (a ruff), and holds as many pairs as the lead; its value is the order index of its
     top pair when the lead holds pairs, else of its top card (+64 for a ruff).
 
     ``keys``: the games' rows of ``Tables.play_key`` (``int8[g, 54]``: a card's order index, +64
-    if it ruffs, -128 + order index if it neither follows nor ruffs). A play is all of one
-    kind iff its lowest and highest keys are both >= 0 and in the same block of 64; its key is
-    then the highest key among its pairs (or cards), which already holds the ruff's +64."""
+    if it ruffs, -128 + order index if it neither follows nor ruffs); ``ctx_e``, ``ctx5``: the
+    games' context · 5 plus E, and plus 0. A play of the lead's n cards is all in E (all
+    trump) iff n of its cards are: one uint8 dot product per play with the rows of E and of
+    trump (``Tables.in_suit``). Its key is then the highest key among its pairs (or cards),
+    which already holds the ruff's +64 (E is trump: the two rows are the same, and no key
+    holds +64)."""
     k = keys[:, None, :]  # [g, 1, 54]
-    held = plays.view(bool)  # the counts' bytes as bool: the cards held
-    high = np.where(held, k, np.int8(-128)).max(2)  # int8[g, 4]
-    low = np.where(held, k, np.int8(127)).min(2)
+    in_e_t = eng.tables.in_suit.reshape(-1, 54).view(np.uint8).take(
+        np.concatenate((ctx_e, ctx5 + TRUMP)), axis=0).reshape(2, G.size, 54)
+    of_kind = _einsum("gkc,tgc->tgk", plays, in_e_t)  # uint8[2, g, 4]: cards in E, in trump
+    n = s.lead_n[G].view(np.uint8)[:, None]
     pairs_led = s.lead_pairs[G]
     pair_cards = plays // 2 if eng.switches.quads else plays >= 2  # quad: 2 pairs
     pairs = _card_sums(pair_cards.reshape(-1, 54)).reshape(G.size, 4)  # < 128: int8
     # the value's cards: its pairs when the lead holds pairs (count > 1), else every card (> 0)
     top = np.where(plays > (pairs_led > 0).view(np.uint8)[:, None, None], k, np.int8(-128)).max(2)
-    competes = (low >= 0) & ((low ^ high) < 64) & (pairs >= pairs_led[:, None])
+    competes = ((of_kind[0] == n) | (of_kind[1] == n)) & (pairs >= pairs_led[:, None])
     return np.where(competes, top, np.int8(-128))
