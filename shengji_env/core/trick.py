@@ -283,7 +283,7 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     if longer.size:
         complete[longer] = _card_sums(rows(s.selection, G[longer])) == lead_n[longer]
     F = complete.nonzero()[0]
-    ended = commit_follows(eng, s, G[F], np.where(lead_n[F] == 1, actions[F], -1))
+    ended = commit_follows(eng, s, G[F], actions[F], lead_n[F] == 1)
     if L.size:
         commit_leads(eng, s, L)
     return ended
@@ -762,22 +762,23 @@ def step_choose(eng, s, G, actions):
     set_leads(eng, s, G, chosen, chosen=True)
 
 
-def commit_follows(eng, s, G, card) -> EndedHands | None:
+def commit_follows(eng, s, G, card, one_card) -> EndedHands | None:
     """Complete follows (the selection reached the lead's size) are played to the trick;
-    ``card``: ``int64[g]`` the card of a follow of one card (not in the selection: it goes
-    straight to the trick), -1 for longer follows (their selection is the play)."""
+    ``one_card``: ``bool[g]`` the follow is one card, ``card``: ``int64[g]`` that card (not in
+    the selection: it goes straight to the trick); a longer follow's selection is the play
+    (its ``card`` is not read)."""
     if not G.size:
         return None
     seats = s.to_act[G]  # int8[g]
     at = G * 4 + seats  # int64[g]: rows of the [B·4, 54] views of hands, trick, revealed
     suit = s.lead_suit[G]
-    longer = (card < 0).nonzero()[0]
-    one = (card >= 0).nonzero()[0] if longer.size else None  # None: every follow is one card
+    longer = (~one_card).nonzero()[0]
+    one = one_card.nonzero()[0] if longer.size else None  # None: every follow is one card
     # one card: flat updates of its entry (its trick row is empty before the play); a follow is
     # short in the led suit iff it holds a card of another suit: for one card a lookup of its
     # suit, for longer follows a pass over their rows
     flat = at * 54 + card
-    short = s.eff.reshape(-1).take(G * 54 + card) != suit  # (meaningless where card = -1)
+    short = s.eff.reshape(-1).take(G * 54 + card) != suit  # (replaced for longer follows)
     if one is not None:
         flat = flat[one]
     hands1, trick1, rev1 = s.hands.reshape(-1), s.trick.reshape(-1), s.revealed.reshape(-1)
