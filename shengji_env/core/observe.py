@@ -377,7 +377,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     if team:  # team levels: mine, then the other team's (my next player's)
         levels = s.seat_levels.reshape(4 * B)
         hot[6] = levels.take(mine)
-        hot[7] = levels.take(base + ((seat + 1) & 3))
+        hot[7] = levels.take(rel[:, 1])  # (relative seat 1's row: base + (seat + 1) % 4)
     hot += _hot_offsets(B, N, starts)
     st.reshape(-1)[hot] = 1
     # the trick leader's block: its four bytes as one uint32 pattern (all four zero before
