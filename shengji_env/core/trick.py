@@ -467,8 +467,8 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     F = forced.nonzero()[0]
     if F.size:  # the forced unit alone: its card once (a single) or twice (a pair)
         lead[F] = 0
-        pair_f = pick_pair[F]  # row 1 of ``card`` (pairs) or row 0 (singles)
-        lead.reshape(-1)[F * 54 + card.reshape(-1).take(F + G.size * pair_f)] = (
+        pair_f = pick_pair[F]  # the pair's card (row 1 of ``card``) or the single's (row 0)
+        lead.reshape(-1)[F * 54 + np.where(pick_pair, card[1], card[0])[F]] = (
             pair_f.view(np.uint8) + np.uint8(1))
     if chooser is not None:
         for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
