@@ -829,7 +829,8 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     leader = s.leader[G]  # int8[g]
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
-    plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
+    G4 = G * 4  # the games' first rows of the [B·4, 54] views, their seat 0's entries of [B, 4]
+    plays = s.trick.reshape(-1, 54).take(G4[:, None] + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G]
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
@@ -840,7 +841,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) & 3  # int64[g]
-    won = G * 4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
+    won = G4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
     attackers_won = ~s.dealer_side.reshape(-1).take(won)
@@ -856,13 +857,15 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
     over = _card_sums(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
+    O = over.nonzero()[0]
+    if not O.size:  # no hand ends (most steps): every winner leads next
+        s.leader[G] = win_seat
+        s.to_act[G] = win_seat
+        return None
     on = ~over
     K, next_leader = G[on], win_seat[on]
     s.leader[K] = next_leader
     s.to_act[K] = next_leader
-    O = over.nonzero()[0]
-    if not O.size:
-        return None
     plays, win_seat = rows(plays, O), win_seat[O]
     return EndedHands(G[O], win_seat, plays,
                       kitty_bonus(eng, s, G[O], win_seat, plays, win[O], attackers_won[O]))
