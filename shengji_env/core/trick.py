@@ -189,7 +189,7 @@ def _follow_cards(eng, s, G, GF, F, seats, hand, sel, free, n_sel, allowed, lega
         P = (full & (s.lead_pairs[GF] > 0)).nonzero()[0]
         if P.size:
             FP = F[P]
-            args = held_e[P], rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
+            args = rows(held_e, P), rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
             if eng.switches.quads:
                 legal[FP] &= _pairs_ok_quads(*args)
             else:  # the free cards of E that fit
