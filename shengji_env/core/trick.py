@@ -138,8 +138,9 @@ def mask_play(eng, s, G, out):
 def _card_sums(x) -> np.ndarray:
     """``int8[g]`` — sums of ``x`` (``uint8[g, 54]`` card counts or ``bool`` flags) along the
     last axis, where every sum is below 128 (a hand, a selection, a lead or a follow: at most
-    52 cards; flags: at most 54): the uint8 einsum of ``count_sum`` read as the int8 the lead
-    fields hold (no int16 copy, and no casting where it meets them)."""
+    54 cards, 4 decks without a kitty; flags: at most 54): the uint8 einsum of ``count_sum``
+    read as the int8 the lead fields hold (no int16 copy, and no casting where it meets
+    them)."""
     return _einsum("gc->g", x.view(np.uint8)).view(np.int8)
 
 
@@ -165,7 +166,7 @@ def _follow_cards(eng, s, G, GF, F, seats, hand, sel, free, n_sel, allowed, lega
     cards of E, E = their rows of ``allowed``) are widened for the void and the short and
     narrowed to the pairs or tractor the lead asks for. ``seats``, ``hand``, ``sel``, ``free``,
     ``n_sel``: every row's, as ``mask_play``; ``GF``: ``G[F]``. Counts are int8 (a hand holds
-    at most 52 cards: ``have + sel_out`` < 128)."""
+    at most 54 cards: ``have + sel_out`` < 128)."""
     n = s.lead_n[GF]
     in_e = rows(allowed, F)  # 255: the led suit E
     held_e = rows(hand, F) & in_e
@@ -293,7 +294,7 @@ def commit_leads(eng, s, G):
     """END: the selection is the lead; throws are validated (§7.3-7.4)."""
     cfg = eng.cfg
     sel = rows(s.selection, G)
-    # int8[g]: the leads' sizes (<= 52 cards: the uint8 sums do not wrap) as the int8 field
+    # int8[g]: the leads' sizes (<= 54 cards: the uint8 sums do not wrap) as the int8 field
     # set_leads writes (no int16 copy and casting assignment)
     n = _card_sums(sel)
     # the leads, written over the (gathered) selection: only the rows of failed throws change,
