@@ -23,11 +23,6 @@ from ..rules.patterns import suit_order_lists
 from .counts import count_sum, put_rows, rows, seat_rows
 
 PLAY, CHOOSE = int(Phase.PLAY), int(Phase.CHOOSE)
-try:  # numpy's C einsum (``np.einsum`` without ``optimize`` calls it after ~0.5 µs of Python
-    # dispatch; the play step makes about ten einsum calls)
-    from numpy._core.multiarray import c_einsum as _einsum
-except ImportError:  # another numpy layout: the public function (the same results)
-    _einsum = np.einsum
 
 _BIG = 1 << 12
 _ORDER4 = (np.arange(4)[:, None] + np.arange(4)) % 4  # int64[4, 4]: [seat, k] = (seat + k) % 4
@@ -141,7 +136,7 @@ def _card_sums(x) -> np.ndarray:
     54 cards, 4 decks without a kitty; flags: at most 54): the uint8 einsum of ``count_sum``
     read as the int8 the lead fields hold (no int16 copy, and no casting where it meets
     them)."""
-    return _einsum("gc->g", x.view(np.uint8)).view(np.int8)
+    return np.einsum("gc->g", x.view(np.uint8)).view(np.int8)
 
 
 _ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
@@ -444,7 +439,7 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     # the unit's with its low byte cleared): one uint8 dot product per hand and type over the
     # led suit's cards above it (sums <= 108: no wrap), [2, g, 3]
     above = np.less(keys, (top & np.uint16(0xFF00))[:, :, None]).view(np.uint8)  # [2, g, 54]
-    beaten = _einsum("tghc,tgc->tgh", oth >> _COPIES_SHIFT, above) > 0
+    beaten = np.einsum("tghc,tgc->tgh", oth >> _COPIES_SHIFT, above) > 0
     fail_s, fail_p = beaten[:, :, 0] | beaten[:, :, 1] | beaten[:, :, 2]
     low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
@@ -914,7 +909,7 @@ def _winners(eng, s, G, plays):
     # longer tricks (whose products wrap) are replaced from their card counts
     ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325)
     key_rows = eng.tables.play_key.view(np.uint8).reshape(-1, 54).take(ctx5 + suit, axis=0)
-    key = _einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
+    key = np.einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
         key[M] = _play_keys(eng, s, G[M], rows(plays, M), rows(key_rows, M).view(np.int8),
@@ -938,7 +933,7 @@ def _play_keys(eng, s, G, plays, keys, ctx_e, ctx5):
     k = keys[:, None, :]  # [g, 1, 54]
     in_e_t = eng.tables.in_suit.reshape(-1, 54).view(np.uint8).take(
         np.concatenate((ctx_e, ctx5 + TRUMP)), axis=0).reshape(2, G.size, 54)
-    of_kind = _einsum("gkc,tgc->tgk", plays, in_e_t)  # uint8[2, g, 4]: cards in E, in trump
+    of_kind = np.einsum("gkc,tgc->tgk", plays, in_e_t)  # uint8[2, g, 4]: cards in E, in trump
     n = s.lead_n[G].view(np.uint8)[:, None]
     pairs_led = s.lead_pairs[G]
     pair_cards = plays // 2 if eng.switches.quads else plays >= 2  # quad: 2 pairs
