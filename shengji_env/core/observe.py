@@ -86,6 +86,7 @@ SCALARS = ("attacker_points", "tricks_done", "lead_size", "cards_dealt", "leadin
 ROTATE = (np.arange(4)[:, None] + np.arange(4)) % 4  # int64[4, 4]
 # LEADER_PATTERN[r]: the trick_leader block's 4 bytes, one-hot at relative seat r (r = 4: none)
 LEADER_PATTERN = np.eye(5, 4, dtype=np.uint8).view(np.uint32).ravel()  # uint32[5]
+_TRUMP_COLUMN = np.arange(6)  # int64[6]: the trump block's column of trump 0-4, and of -1 (5)
 CARD_BLOCKS = {"hand": 1, "selection": 1, "trick": 4, "played": 4, "shown": 4, "revealed": 4,
                "kitty": 1}
 
@@ -360,7 +361,9 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
         starts += (at["team_levels"].start, at["team_levels"].start + 13)
     hot = np.empty((len(starts), B), dtype=np.int64)
     hot[0] = s.level
-    hot[1] = np.where(trump < 0, 5, trump)
+    # trump, or column 5 ("not decided") for -1: a read of 0-5 that wraps -1 to 5 (mode
+    # "wrap": no buffering of ``out``, and no comparison and np.where)
+    _TRUMP_COLUMN.take(trump, out=hot[1], mode="wrap")
     relative = np.empty((3, B), dtype=np.int64)  # relative seats of the dealer, the declarer
     relative[0], relative[1], relative[2] = dealer, s.decl_player, leader  # and the leader
     relative -= seat
@@ -374,7 +377,7 @@ def observe_batch(eng, s, out=None, seats=None) -> np.ndarray:
     if team:  # team levels: mine, then the other team's (my next player's)
         levels = s.seat_levels.reshape(4 * B)
         hot[6] = levels.take(mine)
-        hot[7] = levels.take(base + ((seat + 1) & 3))
+        hot[7] = levels.take(rel[:, 1])  # (relative seat 1's row: base + (seat + 1) % 4)
     hot += _hot_offsets(B, N, starts)
     st.reshape(-1)[hot] = 1
     # the trick leader's block: its four bytes as one uint32 pattern (all four zero before

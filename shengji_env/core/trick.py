@@ -9,6 +9,8 @@ indices).
 
 from __future__ import annotations
 
+import sys
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -107,11 +109,11 @@ def begin_play(s, G):
 def mask_play(eng, s, G, out):
     """Legal cards (and END) for games G in phase PLAY: leaders and followers."""
     every = G.size == s.num_games  # G = arange(B) (the engine's whole batch): no gathers
-    seats = s.to_act.astype(np.int64) if every else s.to_act[G].astype(np.int64)
+    seats = s.to_act if every else s.to_act[G]  # int8[g] (read only)
     hand = seat_rows(s.hands, G, seats)
     sel = s.selection if every else rows(s.selection, G)  # (read only)
     free = hand > sel
-    n_sel = count_sum(sel)
+    n_sel = _card_sums(sel)
     leading = (s.lead_n if every else s.lead_n[G]) == 0
     selecting = leading & (n_sel > 0)  # leaders who have selected a card
     out[:, END] = selecting
@@ -124,7 +126,17 @@ def mask_play(eng, s, G, out):
     np.bitwise_and(free.view(np.uint8), allowed, out=legal.view(np.uint8))
     F = (~leading).nonzero()[0]
     if F.size:
-        _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal)
+        _follow_cards(eng, s, G, F if every else G[F], F, seats, hand, sel, free, n_sel,
+                      allowed, legal)
+
+
+def _card_sums(x) -> np.ndarray:
+    """``int8[g]`` — sums of ``x`` (``uint8[g, 54]`` card counts or ``bool`` flags) along the
+    last axis, where every sum is below 128 (a hand, a selection, a lead or a follow: at most
+    54 cards, 4 decks without a kitty; flags: at most 54): the uint8 einsum of ``count_sum``
+    read as the int8 the lead fields hold (no int16 copy, and no casting where it meets
+    them)."""
+    return np.einsum("gc->g", x.view(np.uint8)).view(np.int8)
 
 
 _ANY = 5  # the row of ``Tables.suit_or_any`` that allows every card
@@ -138,29 +150,29 @@ def _suit_rows_to_play(eng, s, G, every, sel, leading, selecting) -> np.ndarray:
     suit = np.where(leading, _ANY, s.lead_suit if every else s.lead_suit[G])  # int8[g]
     K = selecting.nonzero()[0]
     if K.size:
-        suit[K] = first_suit(s, G[K], rows(sel, K))
+        suit[K] = first_suit(s, K if every else G[K], rows(sel, K))
     ctx = (s.ctx if every else s.ctx[G]).astype(np.int64)
     return eng.tables.suit_or_any.take(ctx * 6 + suit, axis=0)
 
 
-def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
+def _follow_cards(eng, s, G, GF, F, seats, hand, sel, free, n_sel, allowed, legal):
     """§8.1 suit obligation (all of H_E when short) and §8.2 structure obligation for the
     followers, rows ``F`` of games ``G``: their rows of ``legal`` (``bool[g, 54]``, their free
     cards of E, E = their rows of ``allowed``) are widened for the void and the short and
     narrowed to the pairs or tractor the lead asks for. ``seats``, ``hand``, ``sel``, ``free``,
-    ``n_sel``: every row's, as ``mask_play``."""
-    GF = G[F]
-    n = s.lead_n[GF].astype(np.int16)
+    ``n_sel``: every row's, as ``mask_play``; ``GF``: ``G[F]``. Counts are int8 (a hand holds
+    at most 54 cards: ``have + sel_out`` < 128)."""
+    n = s.lead_n[GF]
     in_e = rows(allowed, F)  # 255: the led suit E
     held_e = rows(hand, F) & in_e
-    have = count_sum(held_e)
+    have = _card_sums(held_e)
     # cards selected outside E, counted on the rows of the few followers who have selected
     # (part way through a longer follow: one-card follows never select)
     n_sel = n_sel[F]  # (the followers' rows from here on)
     S = n_sel.nonzero()[0]
-    sel_out = np.zeros(F.size, dtype=np.int16)
+    sel_out = np.zeros(F.size, dtype=np.int8)
     if S.size:
-        sel_out[S] = n_sel[S] - count_sum(rows(sel, F[S]) & rows(in_e, S))
+        sel_out[S] = n_sel[S] - _card_sums(rows(sel, F[S]) & rows(in_e, S))
     full = have >= n
     # void in E: any card; short: all of H_E, and other cards while places are left for them;
     # both are have + sel_out < n (a follower's selection is below n, so sel_out < n when void);
@@ -173,7 +185,7 @@ def _follow_cards(eng, s, G, F, seats, hand, sel, free, n_sel, allowed, legal):
         P = (full & (s.lead_pairs[GF] > 0)).nonzero()[0]
         if P.size:
             FP = F[P]
-            args = held_e[P], rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
+            args = rows(held_e, P), rows(sel, FP), n[P], n_sel[P], s.lead_pairs[GF[P]]
             if eng.switches.quads:
                 legal[FP] &= _pairs_ok_quads(*args)
             else:  # the free cards of E that fit
@@ -265,9 +277,9 @@ def step_play(eng, s, G, actions) -> EndedHands | None:
     complete = lead_n == 1
     longer = (lead_n > 1).nonzero()[0]
     if longer.size:
-        complete[longer] = count_sum(rows(s.selection, G[longer])) == lead_n[longer]
+        complete[longer] = _card_sums(rows(s.selection, G[longer])) == lead_n[longer]
     F = complete.nonzero()[0]
-    ended = commit_follows(eng, s, G[F], np.where(lead_n[F] == 1, actions[F], -1))
+    ended = commit_follows(eng, s, G[F], actions[F], lead_n[F] == 1)
     if L.size:
         commit_leads(eng, s, L)
     return ended
@@ -277,7 +289,9 @@ def commit_leads(eng, s, G):
     """END: the selection is the lead; throws are validated (§7.3-7.4)."""
     cfg = eng.cfg
     sel = rows(s.selection, G)
-    n = count_sum(sel)
+    # int8[g]: the leads' sizes (<= 54 cards: the uint8 sums do not wrap) as the int8 field
+    # set_leads writes (no int16 copy and casting assignment)
+    n = _card_sums(sel)
     # the leads, written over the (gathered) selection: only the rows of failed throws change,
     # each after its own row of ``sel`` was last read
     lead = sel
@@ -305,7 +319,7 @@ def commit_leads(eng, s, G):
         # none the positions hold one pair or none (contiguous, as many as the pairs, no
         # tractor): simple iff one card or n = 2·pairs. The positions are read only for the
         # few leads of two pairs or more
-        pairs = count_sum(sel >= 2)
+        pairs = _card_sums(sel >= 2)  # int8, as ``n``
         simple = (n == 2 * pairs) | (n == 1)
         tractor = np.zeros(G.size, dtype=bool)
         R = (pairs >= 2).nonzero()[0]
@@ -325,9 +339,10 @@ def commit_leads(eng, s, G):
             # the forced unit of a failed throw: a single, or a pair (a pair's facts: 2 cards,
             # 1 pair; neither holds a tractor)
             F = V[forced]
-            lead_n[F] = 1 + forced_pair[forced]
-            lead_pairs[F] = forced_pair[forced]
-        chains = (tractor & ~simple).nonzero()[0]
+            pair_f = forced_pair[forced].view(np.int8)  # 1: a pair, 0: a single
+            lead_n[F] = pair_f + np.int8(1)
+            lead_pairs[F] = pair_f
+        chains = (tractor > simple).nonzero()[0]  # tractor and not simple
     for i in chains:  # throws holding a chain: the scalar rules
         g = int(G[i])
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
@@ -356,8 +371,9 @@ def commit_leads(eng, s, G):
             # 1-2 decks: the forced unit is a single, a pair or a tractor of size / 2 pairs, of
             # the throw's suit
             facts[0][i], facts[2][i], facts[3][i] = size, size // 2, size >= 4
-    # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER)
-    if chooser.any():
+    # the leader's next player picks the unit (failed_throw_choice = NEXT_PLAYER: only then
+    # can a game wait)
+    if eng.switches.failed_throw_choice == "NEXT_PLAYER" and chooser.any():
         Ch = G[chooser]
         s.phase[Ch] = CHOOSE
         s.to_act[Ch] = (s.leader[Ch] + 1) % 4
@@ -402,23 +418,29 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     none), and which games lead a forced unit (``forced``) that is a pair (``forced_pair``;
     the others a single).
     """
-    idx8 = rows(s.idx, G).view(np.uint8)
     leader = s.leader[G]  # int8[g]
     others = _NEXT3.take(leader, axis=0)  # (leader + 1, 2, 3) % 4
     G4 = G * 4  # the games' first rows of the [B·4, 54] views
     oth = s.hands.reshape(-1, 54).take(G4[:, None] + others, axis=0)  # (g, 3, 54)
-    oth_e = oth & suit_rows(eng, s, G, suit)[:, None, :]  # their cards of the led suit
-    # order index of the throw's lowest single (pair), 255 if none (then nothing is above
-    # it), and its card: the lowest id of that index (bitwise ops and a bool argmax)
+    # each card's key in the led suit, complemented: ~(order index · 256 + card id), 0xFFFF
+    # outside the suit (one gather of ``_throw_keys`` rows by context and suit, no separate
+    # suit mask and order rows)
+    keys = _throw_keys(eng.tables).take(s.ctx[G].astype(np.int64) * 5 + suit, axis=0)
+    # the throw's lowest single (pair): the highest complemented key among its units (a
+    # product and a max: no np.where), 0 if none; its order index is the high byte of the
+    # key (255 if none: then nothing is above it), its card the low byte (the lowest id of
+    # that index), [2, g]
     unit = np.equal(sel, _ONE_TWO[:, :, :, 0])  # [2, g, 54]
-    low = (idx8 | ((~unit).view(np.uint8) * np.uint8(255))).min(2)  # [2, g]
-    card = (unit & (idx8 == low[:, :, None])).argmax(2)
+    top = (keys * unit).max(2)  # uint16[2, g]
+    low_bytes = np.invert(top).view(np.uint8).reshape(2, G.size, 2)
+    low, card = low_bytes[:, :, _HIGH_BYTE], low_bytes[:, :, 1 - _HIGH_BYTE]  # uint8[2, g]
     # a hand beats a type iff it holds a single (a pair: count >> 1 > 0) of the led suit
-    # ranked above that type's lowest unit: one uint8 dot product per hand and type over the
-    # cards above it (sums <= 108: no wrap), [2, g, 3]
-    above = np.greater(idx8, low[:, :, None]).view(np.uint8)  # [2, g, 54]
-    beaten = np.einsum("tghc,tgc->tgh", oth_e >> _COPIES_SHIFT, above) > 0
-    fail_s, fail_p = beaten.any(2)
+    # ranked above that type's lowest unit (a higher order index: a complemented key below
+    # the unit's with its low byte cleared): one uint8 dot product per hand and type over the
+    # led suit's cards above it (sums <= 108: no wrap), [2, g, 3]
+    above = np.less(keys, (top & np.uint16(0xFF00))[:, :, None]).view(np.uint8)  # [2, g, 54]
+    beaten = np.einsum("tghc,tgc->tgh", oth >> _COPIES_SHIFT, above) > 0
+    fail_s, fail_p = beaten[:, :, 0] | beaten[:, :, 1] | beaten[:, :, 2]
     low_s, low_p = low  # uint8
     choice = eng.switches.failed_throw_choice
     chooser = None  # (the AUTO choices: nobody waits)
@@ -434,14 +456,15 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
     pick_pair = forced & ~pick_single
     X = failed.nonzero()[0]
     if X.size:
-        s.throw_beater[G[X]] = others[X, beaten.any(0)[X].argmax(1)]  # the first hand that beats
+        # the first hand that beats (a flat read of ``others``: no two-axis fancy index)
+        s.throw_beater[G[X]] = others.reshape(-1).take(X * 3 + (beaten[0] | beaten[1])[X].argmax(1))
         _reveal(s, G4[X] + leader[X], rows(sel, X))
     lead = sel  # (a copy of the caller's, read above: the forced units are written over it)
     F = forced.nonzero()[0]
     if F.size:  # the forced unit alone: its card once (a single) or twice (a pair)
         lead[F] = 0
-        pair_f = pick_pair[F]  # row 1 of ``card`` (pairs) or row 0 (singles)
-        lead.reshape(-1)[F * 54 + card.reshape(-1).take(F + G.size * pair_f)] = (
+        pair_f = pick_pair[F]  # the pair's card (row 1 of ``card``) or the single's (row 0)
+        lead.reshape(-1)[F * 54 + np.where(pick_pair, card[1], card[0])[F]] = (
             pair_f.view(np.uint8) + np.uint8(1))
     if chooser is not None:
         for i in chooser.nonzero()[0]:  # candidates in decomposition order: pair, then single
@@ -458,6 +481,19 @@ def _pairs_and_singles_throws(eng, s, G, sel, n, suit):
 _ONE_TWO = np.array([1, 2], dtype=np.uint8).reshape(2, 1, 1, 1)  # a single's count, a pair's
 # [2, 1, 1, 1]: counts >> 0 are non-zero for a single, counts >> 1 for a pair (1-2 decks: <= 2)
 _COPIES_SHIFT = np.array([0, 1], dtype=np.uint8).reshape(2, 1, 1, 1)
+_HIGH_BYTE = int(sys.byteorder == "little")  # the high byte's place in a uint16's two bytes
+
+
+@lru_cache(maxsize=16)
+def _throw_keys(tables) -> np.ndarray:
+    """``uint16[65·5, 54]`` (cached per ``Tables``, read-only): row ``ctx·5 + E``, each card's
+    key ``~(order index · 256 + id)`` if its effective suit is E, else 0xFFFF (the complement
+    of 0: above every threshold of ``_pairs_and_singles_throws``; order indices < 64, ids <
+    54: no card of E has the key 0, which marks "no unit" there)."""
+    key = (tables.idx.astype(np.uint16) << 8) | np.arange(54, dtype=np.uint16)  # [65, 54]
+    keys = ~np.where(tables.in_suit, key[:, None, :], 0).astype(np.uint16).reshape(-1, 54)
+    keys.flags.writeable = False
+    return keys
 
 
 def _chain_throw(throw, others, ctx, cfg):
@@ -687,8 +723,8 @@ def set_leads(eng, s, G, lead, facts=None, chosen=False):
     candidates (only a throw that puts its game in CHOOSE sets them): nothing to clear."""
     if not G.size:
         return
-    leader = s.leader[G].astype(np.int64)
-    at = G * 4 + leader  # rows of the [B·4, 54] views of hands, trick, revealed
+    leader = s.leader[G]  # int8[g]
+    at = G * 4 + leader  # int64[g]: rows of the [B·4, 54] views of hands, trick, revealed
     put_rows(s.lead, G, lead)
     s.lead_n[G], s.lead_suit[G], s.lead_pairs[G], s.lead_tractor[G] = (
         _lead_facts(eng, s, G, lead) if facts is None else facts)
@@ -704,7 +740,7 @@ def set_leads(eng, s, G, lead, facts=None, chosen=False):
         s.n_candidates[G] = 0
         s.phase[G] = PLAY
     s.in_trick[G] = 1
-    s.to_act[G] = (leader + 1) % 4
+    s.to_act[G] = (leader + 1) & 3  # int8
 
 
 def mask_choose(eng, s, G, out):
@@ -722,22 +758,23 @@ def step_choose(eng, s, G, actions):
     set_leads(eng, s, G, chosen, chosen=True)
 
 
-def commit_follows(eng, s, G, card) -> EndedHands | None:
+def commit_follows(eng, s, G, card, one_card) -> EndedHands | None:
     """Complete follows (the selection reached the lead's size) are played to the trick;
-    ``card``: ``int64[g]`` the card of a follow of one card (not in the selection: it goes
-    straight to the trick), -1 for longer follows (their selection is the play)."""
+    ``one_card``: ``bool[g]`` the follow is one card, ``card``: ``int64[g]`` that card (not in
+    the selection: it goes straight to the trick); a longer follow's selection is the play
+    (its ``card`` is not read)."""
     if not G.size:
         return None
-    seats = s.to_act[G].astype(np.int64)
-    at = G * 4 + seats  # rows of the [B·4, 54] views of hands, trick, revealed
+    seats = s.to_act[G]  # int8[g]
+    at = G * 4 + seats  # int64[g]: rows of the [B·4, 54] views of hands, trick, revealed
     suit = s.lead_suit[G]
-    longer = (card < 0).nonzero()[0]
-    one = (card >= 0).nonzero()[0] if longer.size else None  # None: every follow is one card
+    longer = (~one_card).nonzero()[0]
+    one = one_card.nonzero()[0] if longer.size else None  # None: every follow is one card
     # one card: flat updates of its entry (its trick row is empty before the play); a follow is
     # short in the led suit iff it holds a card of another suit: for one card a lookup of its
     # suit, for longer follows a pass over their rows
     flat = at * 54 + card
-    short = s.eff.reshape(-1).take(G * 54 + card) != suit  # (meaningless where card = -1)
+    short = s.eff.reshape(-1).take(G * 54 + card) != suit  # (replaced for longer follows)
     if one is not None:
         flat = flat[one]
     hands1, trick1, rev1 = s.hands.reshape(-1), s.trick.reshape(-1), s.revealed.reshape(-1)
@@ -757,17 +794,20 @@ def commit_follows(eng, s, G, card) -> EndedHands | None:
         put_rows(s.selection, GL, 0)
     V = short.nonzero()[0]  # §8.1: now void in E (few rows: a flat index, only if any)
     if V.size:
-        s.voids.reshape(-1)[at[V] * 5 + suit[V]] = True
-    s.in_trick[G] += 1
-    s.to_act[G] = (seats + 1) % 4
-    return end_tricks(eng, s, G[s.in_trick[G] == 4])
+        s.voids.reshape(-1)[(at * 5 + suit)[V]] = True
+    in_trick = s.in_trick[G] + np.int8(1)
+    s.in_trick[G] = in_trick
+    s.to_act[G] = (seats + 1) & 3  # int8
+    return end_tricks(eng, s, G[in_trick == 4])
 
 
 def first_suit(s, G, cards) -> np.ndarray:
     """``int8[g]`` — effective suit of the first card of each row of ``cards`` (``uint8[g,
     54]``; a lead or selection, one suit), in game ``G[i]``: a flat gather (``s.eff[G, c]``
     goes through numpy's general two-axis index, about 3x the cost)."""
-    return s.eff.reshape(-1).take(G * 54 + np.argmax(cards > 0, axis=1))
+    # the argmax of the counts' bytes read as bool (numpy's bool argmax finds the first
+    # non-zero byte): no ``cards > 0`` pass
+    return s.eff.reshape(-1).take(G * 54 + cards.view(bool).argmax(1))
 
 
 def suit_rows(eng, s, G, suits) -> np.ndarray:
@@ -785,7 +825,8 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     leader = s.leader[G]  # int8[g]
     tricks = rows(s.trick, G)  # (g, 4, 54) by seat
     order = _ORDER4.take(leader, axis=0)  # playing order -> seat: (leader + k) % 4
-    plays = s.trick.reshape(-1, 54).take(G[:, None] * 4 + order, axis=0)  # in playing order
+    G4 = G * 4  # the games' first rows of the [B·4, 54] views, their seat 0's entries of [B, 4]
+    plays = s.trick.reshape(-1, 54).take(G4[:, None] + order, axis=0)  # in playing order
     scalar = s.lead_tractor[G]
     if eng.switches.scalar_throw_winner:  # rare option: throws go to the scalar rules
         scalar |= np.array([len(rules_play.decompose(
@@ -796,7 +837,7 @@ def end_tricks(eng, s, G) -> EndedHands | None:
         ctx = eng.tables.context(int(s.level[g]), int(s.trump[g]))
         win[i] = rules_play.trick_winner(list(plays[i]), ctx, eng.cfg)
     win_seat = (leader + win) & 3  # int64[g]
-    won = G * 4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
+    won = G4 + win_seat  # the winner's entry of [B, 4] fields, his row of [B·4, 54] views
     # points of the four plays: one float32 product (exact: at most 100·decks points)
     pts = (tricks.reshape(G.size, 216).astype(np.float32) @ _POINTS4).astype(np.int16)
     attackers_won = ~s.dealer_side.reshape(-1).take(won)
@@ -811,14 +852,16 @@ def end_tricks(eng, s, G) -> EndedHands | None:
     s.in_trick[G] = 0
     s.tricks_done[G] += 1
     # after a trick every hand holds as many cards: the hand is over when the winner's is empty
-    over = count_sum(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
+    over = _card_sums(s.hands.reshape(-1, 54).take(won, axis=0)) == 0  # (exact: cheaper than any)
+    O = over.nonzero()[0]
+    if not O.size:  # no hand ends (most steps): every winner leads next
+        s.leader[G] = win_seat
+        s.to_act[G] = win_seat
+        return None
     on = ~over
     K, next_leader = G[on], win_seat[on]
     s.leader[K] = next_leader
     s.to_act[K] = next_leader
-    O = over.nonzero()[0]
-    if not O.size:
-        return None
     plays, win_seat = rows(plays, O), win_seat[O]
     return EndedHands(G[O], win_seat, plays,
                       kitty_bonus(eng, s, G[O], win_seat, plays, win[O], attackers_won[O]))
@@ -860,32 +903,42 @@ def _winners(eng, s, G, plays):
     among them). Each play gets one ``int8`` key — its value (an order index, 0-63), plus 64 for
     a ruff, or below -64 when it does not compete — and the winner is the first maximum."""
     suit = s.lead_suit[G]  # int8[g]
-    # most tricks are led by one card: every play's key from its (first) card, one read of
-    # ``Tables.play_key`` (by the game's context and led suit); the keys of longer tricks are
-    # replaced from their card counts
-    card = (plays > 0).argmax(2)  # int64[g, 4]: a bool argmax (numpy's fast path)
-    ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325; times 54 < 2^15)
-    key = eng.tables.play_key.take(((ctx5 + suit) * np.int16(54))[:, None] + card)  # int8[g, 4]
+    # most tricks are led by one card: every play is one card held once, so its key is the
+    # dot product of its counts with the game's row of ``Tables.play_key`` (by context and led
+    # suit) in uint8 (the key's two's complement byte; no search for the card); the keys of
+    # longer tricks (whose products wrap) are replaced from their card counts
+    ctx5 = s.ctx[G] * np.int16(5)  # int16[g] (ctx·5 + E < 325)
+    key_rows = eng.tables.play_key.view(np.uint8).reshape(-1, 54).take(ctx5 + suit, axis=0)
+    key = np.einsum("gkc,gc->gk", plays, key_rows).view(np.int8)  # int8[g, 4]
     M = (s.lead_n[G] > 1).nonzero()[0]
     if M.size:
-        key[M] = _play_keys(eng, s, G[M], rows(plays, M), suit[M], ctx5[M])
+        key[M] = _play_keys(eng, s, G[M], rows(plays, M), rows(key_rows, M).view(np.int8),
+                            (ctx5 + suit)[M], ctx5[M])
     return key.argmax(1)
 
 
-def _play_keys(eng, s, G, plays, suit, ctx5):
+def _play_keys(eng, s, G, plays, keys, ctx_e, ctx5):
     """``_winners``' keys (``int8[g, 4]``) of tricks led by more than one card, from their
     counts: a play competes when it is all in the led suit E (a follow) or, E not trump, all
     trump (a ruff), and holds as many pairs as the lead; its value is the order index of its
-    top pair when the lead holds pairs, else of its top card."""
-    # the rows of E and of trump as one gather (``ctx5``: the games' context · 5): [2, g, 54]
-    e_t = eng.tables.suit_mask.take(np.concatenate((ctx5 + suit, ctx5 + TRUMP)), axis=0)
-    # a play of n cards is all in E (all trump) iff none of its cards is outside: [2, g, 4]
-    outside = (plays > e_t.reshape(2, G.size, 1, 54)).any(3)
+    top pair when the lead holds pairs, else of its top card (+64 for a ruff).
+
+    ``keys``: the games' rows of ``Tables.play_key`` (``int8[g, 54]``: a card's order index, +64
+    if it ruffs, -128 + order index if it neither follows nor ruffs); ``ctx_e``, ``ctx5``: the
+    games' context · 5 plus E, and plus 0. A play of the lead's n cards is all in E (all
+    trump) iff n of its cards are: one uint8 dot product per play with the rows of E and of
+    trump (``Tables.in_suit``). Its key is then the highest key among its pairs (or cards),
+    which already holds the ruff's +64 (E is trump: the two rows are the same, and no key
+    holds +64)."""
+    k = keys[:, None, :]  # [g, 1, 54]
+    in_e_t = eng.tables.in_suit.reshape(-1, 54).view(np.uint8).take(
+        np.concatenate((ctx_e, ctx5 + TRUMP)), axis=0).reshape(2, G.size, 54)
+    of_kind = np.einsum("gkc,tgc->tgk", plays, in_e_t)  # uint8[2, g, 4]: cards in E, in trump
+    n = s.lead_n[G].view(np.uint8)[:, None]
     pairs_led = s.lead_pairs[G]
-    pairs = count_sum(plays // 2, 2) if eng.switches.quads else count_sum(plays >= 2, 2)  # quad: 2
-    idx1 = (rows(s.idx, G).view(np.uint8) + np.uint8(1))[:, None, :]  # order index + 1 (< 64)
-    least = ((pairs_led > 0).view(np.uint8) + np.uint8(1))[:, None, None]  # 2 with pairs, else 1
-    val = ((plays >= least).view(np.uint8) * idx1).max(2).view(np.int8) - np.int8(1)
-    ruff = ~outside[1] & (suit != TRUMP)[:, None]
-    competes = (~outside[0] | ruff) & (pairs >= pairs_led[:, None])
-    return np.where(competes, val + (ruff.view(np.int8) << np.int8(6)), np.int8(-128))
+    pair_cards = plays // 2 if eng.switches.quads else plays >= 2  # quad: 2 pairs
+    pairs = _card_sums(pair_cards.reshape(-1, 54)).reshape(G.size, 4)  # < 128: int8
+    # the value's cards: its pairs when the lead holds pairs (count > 1), else every card (> 0)
+    top = np.where(plays > (pairs_led > 0).view(np.uint8)[:, None, None], k, np.int8(-128)).max(2)
+    competes = ((of_kind[0] == n) | (of_kind[1] == n)) & (pairs >= pairs_led[:, None])
+    return np.where(competes, top, np.int8(-128))
