@@ -259,6 +259,15 @@ def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
     return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
 
 
+def _need_of_seats(eng, s, G, asked) -> np.ndarray:
+    """``int8[g, 4, 6]`` — ``_fewest_needed`` of seats ``asked`` (``int[g, 4]``) of games G."""
+    cur = _current(eng, s, G)
+    if cur is None:  # a declaration outside the action table: the formula per seat
+        return _fewest_needed(eng, s, G)[np.arange(G.size)[:, None], asked]
+    same_p = (asked == s.decl_player[G][:, None]).view(np.int8)
+    return _fewest_table(eng)[0][same_p, cur[:, None]]
+
+
 def _fresh_need(eng) -> np.ndarray:
     """``int8[1, 1, 24]`` — ``_fewest_needed`` of a seat where nobody has declared (the row of
     "no declaration" in ``_fewest_table``), for the four positions of a round (cached)."""
@@ -277,6 +286,15 @@ _NONE = np.zeros(0, dtype=np.int64)
 def advance_deal(eng, s, G) -> np.ndarray:
     """Deal until someone may declare (he is asked) or the deal is over (window opens);
     returns the games whose window closed."""
+    over = _deal(eng, s, G)
+    if eng.cfg.declaration_mode == "FIXED" or not over.size:
+        return over
+    return advance_window(eng, s, over)
+
+
+def _deal(eng, s, G) -> np.ndarray:
+    """``advance_deal`` up to the closing window: deal, ask the receivers who may declare;
+    returns the games whose deal is over, their window opened (with a fixed trump: closed)."""
     if not G.size:
         return _NONE
     total = 4 * eng.cfg.hand_size
@@ -302,7 +320,7 @@ def advance_deal(eng, s, G) -> np.ndarray:
     else:  # the first drawer opens it
         s.window_seat[over] = s.first_drawer[over]
     s.window_passes[over] = 0
-    return advance_window(eng, s, over)
+    return over
 
 
 def advance_window(eng, s, G) -> np.ndarray:
@@ -318,7 +336,10 @@ def advance_window(eng, s, G) -> np.ndarray:
     passes = s.window_passes[G]  # int8[g]
     seat0 = s.window_seat[G]  # int8[g]
     asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
-    ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
+    # a seat may declare iff it holds, in some declarable column, the fewest cards an
+    # acceptable action of that column needs (``declare_mask`` folded per column, as in
+    # ``plan_deal``: [g, 4, 6] instead of [g, 4, D])
+    ok = (held_counts(s, G, asked) >= _need_of_seats(eng, s, G, asked)).any(-1)
     left = 4 - passes  # seats still to be asked (those after the fourth pass are not)
     ok &= _COLS < left[:, None]
     found = ok.any(1)
@@ -340,18 +361,29 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     a = actions[dec] - DECLARE_BASE
     kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
-    s.first_declarer[D] = np.where(s.first_declarer[D] < 0, ds, s.first_declarer[D])
+    first = s.first_declarer[D]
+    s.first_declarer[D] = np.where(first < 0, ds, first)
     card = _action_cards(eng).take(a * 13 + s.level[D])  # the card shown: level card or joker
-    s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
-    dealing = s.window_seat[G] < 0
+    at = (D * 4 + ds) * 54 + card  # int64[d]: (game, seat, card) in the flat shown
+    shown = s.shown.reshape(-1)
+    shown[at] = np.maximum(shown.take(at), k)
     # a new declaration moves the next decision point; it is the declarer's action (its row
     # of the declaration table: no lookup)
-    plan_deal(eng, s, G[dealing & dec], cur=_declaration_table(eng)[2].take(a[dealing[dec]]))
-    closed = advance_deal(eng, s, G[dealing])
-    W = G[~dealing]
-    s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
-    s.window_seat[W] = (who[~dealing] + 1) % 4
-    return np.concatenate([closed, advance_window(eng, s, W)])
+    cur = _declaration_table(eng)[2].take(a)
+    window = s.window_seat[G] >= 0  # games in the closing window (the others still deal)
+    if not window.any():  # the usual step: every game deals (no window bookkeeping)
+        plan_deal(eng, s, D, cur=cur)
+        return advance_deal(eng, s, G)
+    dealing = ~window
+    plan_deal(eng, s, G[dealing & dec], cur=cur[dealing[dec]])
+    W = G[window]
+    s.window_passes[W] = np.where(dec[window], 0, s.window_passes[W] + 1)
+    s.window_seat[W] = (who[window] + 1) % 4
+    over = _deal(eng, s, G[dealing])
+    if eng.cfg.declaration_mode == "FIXED":
+        return np.concatenate([over, advance_window(eng, s, W)])
+    # the windows that just opened and those that went on: one pass (rows are independent)
+    return advance_window(eng, s, np.concatenate([over, W]) if over.size else W)
 
 
 def mask_declare(eng, s, G, out):
