@@ -336,7 +336,8 @@ class Engine:
     def _apply(self, s, G, actions, rewards):
         s.mask = None
         log.record(s, G, actions)
-        phase = s.phase[G]
+        every = G.size == s.num_games  # G = arange(B): no gathers by G
+        phase = s.phase if every else s.phase[G]
         count = np.bincount(phase, minlength=len(Phase)).tolist()
         if max(count) == G.size:  # one phase (common at small B)
             self._apply_phase(s, count.index(G.size), G, actions, rewards)
@@ -344,7 +345,7 @@ class Engine:
         # the games of each phase, in the order of G: one stable sort by phase, then slices
         # (instead of a comparison and two boolean gathers per phase)
         order = phase.argsort(kind="stable")
-        G, actions = G.take(order), actions.take(order)
+        G, actions = order if every else G.take(order), actions.take(order)
         end = 0
         for ph, n in enumerate(count):
             if n:
