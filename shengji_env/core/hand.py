@@ -266,27 +266,33 @@ def note_reveals(eng, s, G) -> None:
 def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     """Score finished hands (§10), write rewards, then end the episodes or deal on."""
     cfg, sw = eng.cfg, eng.switches
-    G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus.copy()
+    G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus  # int64[g]
     if eng.find_friend:
         note_reveals(eng, s, G)
     dealer = s.dealer[G].astype(np.int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
-    dug = attackers[np.arange(G.size), winners]
-    for i in (dug & (bonus < 0)).nonzero()[0]:
+    dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
+    scalar = (dug & (bonus < 0)).nonzero()[0]  # the scalar rules value these (rare)
+    if scalar.size:
+        bonus = bonus.copy()
+    for i in scalar:
         g = int(G[i])
         ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
             plays[i, (winners[i] - s.leader.item(g)) % 4]
         bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
-    s.kitty_bonus[G] = np.maximum(bonus, 0)
-    points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]
+    kitty_bonus = np.maximum(bonus, 0)  # int64[g], as stored
+    s.kitty_bonus[G] = kitty_bonus
+    points = s.captured[G].astype(np.int64) + kitty_bonus + s.penalty[G]
     s.attacker_points[G] = points
-    # §10.3 level change, as rules.scoring.level_outcome
+    # §10.3 level change, as rules.scoring.level_outcome: with q whole steps of the points
+    # (p >= 0), the attackers take over at q >= 2 and gain q - 2; the dealer side gains 3 at
+    # 0 points, 2 below one step, 1 below two steps, else 0
     step, p = cfg.level_step, np.maximum(points, 0)
-    take = p >= 2 * step
-    # 3 at 0 points, 2 below one step, 1 below two steps, else 0 (one comparison each)
-    dealer_gain = ((p == 0).astype(np.int64) + (p < step)) + (p < 2 * step)
-    att_gain = np.where(take, (p - 2 * step) // step, 0)
+    q = p // step
+    take = q >= 2
+    dealer_gain = (2 - np.minimum(q, 2)) + (p == 0)
+    att_gain = np.maximum(q - 2, 0)
     outcome = np.empty((G.size, 3), dtype=np.int64)  # (np.stack of the three costs twice this)
     outcome[:, 0], outcome[:, 1], outcome[:, 2] = dealer_gain, take, att_gain
     s.outcome[G] = outcome
@@ -308,6 +314,14 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
         start_hands(eng, s, more, nxt, nxt)
         G = G[over]
     s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
+
+
+@lru_cache(maxsize=64)
+def _row_starts4(n: int) -> np.ndarray:
+    """``int64[n]`` (cached, read-only): where row i starts in a flat ``[n·4]`` array."""
+    a = np.arange(0, 4 * n, 4)
+    a.flags.writeable = False
+    return a
 
 
 def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
@@ -353,7 +367,9 @@ def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, ove
     """``float32[g, 4]`` (DESIGN §4): the attackers' value ``r``, the dealer side ``-r``."""
     step = eng.cfg.level_step
     if eng.reward == "levels":
-        r = np.where(take, 1 + att_gain, -dealer_gain).astype(np.float32)
+        # 1 + attackers' gain if they take over, else minus the dealer side's gain (one of
+        # the two gains is 0)
+        r = (take + att_gain - dealer_gain).astype(np.float32)
     elif eng.reward == "points":
         r = np.clip((points - 2 * step) / (2 * step), -1, 1).astype(np.float32)
     else:
