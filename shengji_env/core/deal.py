@@ -22,6 +22,7 @@ _LEVEL_COLS = np.array([True, True, True, True, False, False])
 # level -> the card ids of the declarable columns (the level card of each suit, LJ, BJ)
 _HELD_COLS = _DECLARABLE + np.where(_LEVEL_COLS, np.arange(13)[:, None], 0)  # int64[13, 6]
 _ONE = np.uint8(1)
+_RECEIVERS = (np.arange(4)[:, None] + _COLS) & 3  # first drawer -> receiver of position q
 _POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
 _POSITIONS64 = np.arange(4 * 54)  # the same as int64 (deal positions in flat indexes)
 
@@ -160,17 +161,26 @@ def post_deal_mode(eng, s, G) -> np.ndarray:
     return (eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST") & ~s.first_hand[G]
 
 
-def prepare_counts(eng, s, G):
-    """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
-    h = eng.cfg.hand_size
+def prepare_counts(eng, s, G, level=None) -> np.ndarray:
+    """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts.
+    ``level``: the games' levels if the caller has them. Returns the rows stored
+    (``int8[g, 4h, 6]``, for ``plan_deal``)."""
+    h = s.deal_counts.shape[1] // 4  # (a read of the shape: ``cfg.hand_size`` computes it)
+    if level is None:
+        level = s.level[G]
     # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
-    at = s.level[G].astype(np.int64)[:, None] * 54 + game_rows(s.deck, G)[:, :4 * h]
+    at = _LEVEL_ROWS.take(level)[:, None] + game_rows(s.deck, G)[:, :4 * h]  # int16[g, 4h]
     onehot = _DECLARABLE_ONEHOT.take(at, axis=0)  # int8[g, 4h, 6]
     # the running sum over rounds of a round's 24 counts, as three uint64 words of eight byte
     # lanes each (exact: a lane holds a count of one column, ≤ decks, and never carries; 8x
     # fewer elements than an int8 cumsum, which numpy runs element by element down the axis)
-    put_rows(s.deal_counts, G, onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1)
-             .view(np.int8).reshape(G.size, 4 * h, 6))
+    counts = (onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1).view(np.int8)
+              .reshape(G.size, 4 * h, 6))
+    put_rows(s.deal_counts, G, counts)
+    return counts
+
+
+_LEVEL_ROWS = np.arange(0, 13 * 54, 54, dtype=np.int16)  # level -> its first row below
 
 
 def _declarable_onehot() -> np.ndarray:
@@ -205,17 +215,18 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
+def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
     no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
     their current declarations as rows of the declaration table, when the caller knows them
-    (``_current`` otherwise)."""
+    (``_current`` otherwise); ``counts``: their rows of ``deal_counts``, when the caller has
+    them. Returns the games' new rows of ``deal_next`` (``int16[g, 4h + 1]``)."""
+    total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
     if not G.size:
-        return
-    h = eng.cfg.hand_size
-    total = 4 * h
+        return np.empty((0, total + 1), dtype=np.int16)
+    h = total // 4
     # After card j its receiver may declare iff he holds, in some declarable column, at least
     # the fewest cards an acceptable action of that column needs (``declare_mask`` with its
     # actions folded per column: a small [g, 4, 6] instead of [g, 4h, D]). Card j = 4·r + q
@@ -226,16 +237,19 @@ def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
         need = _need_by_position(eng, s, G, cur)                        # int8[g, 1, 24]
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
-    hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
-                           need).view(np.uint16).reshape(G.size, total, 3)
-    ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
+    if counts is None:
+        counts = game_rows(s.deal_counts, G)
+    hit = np.greater_equal(counts.reshape(G.size, h, 24), need).view(np.uint16).reshape(
+        G.size, total, 3)
+    ok = hit[..., 0] | hit[..., 1] | hit[..., 2]  # uint16[g, 4h]: non-zero where asked
     if quiet is not None:
-        ok &= ~quiet[:, None]
+        ok = (ok != 0) & ~quiet[:, None]
     nxt = np.empty((G.size, total + 1), dtype=np.int16)  # the games' rows of deal_next
     nxt[:, total] = total
     np.minimum.accumulate(np.where(ok, _POSITIONS[:total], total)[:, ::-1], axis=1,
                           out=nxt[:, total - 1::-1])
     put_rows(s.deal_next, G, nxt)
+    return nxt
 
 
 def _fewest_needed(eng, s, G) -> np.ndarray:
@@ -249,7 +263,7 @@ def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
     (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
     are read for the receivers directly (same player: the receiver made the current
     declaration), not read per seat and then gathered by position."""
-    recv = (s.first_drawer[G][:, None] + _COLS) & 3  # int64[g, 4]: receiver of position q
+    recv = _RECEIVERS.take(s.first_drawer[G], axis=0)  # int64[g, 4]: receiver of position q
     if cur is None:
         cur = _current(eng, s, G)
     if cur is None:  # a declaration outside the action table: the formula per seat
@@ -283,23 +297,28 @@ def _fresh_need(eng) -> np.ndarray:
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-def advance_deal(eng, s, G) -> np.ndarray:
+def advance_deal(eng, s, G, nxt=None) -> np.ndarray:
     """Deal until someone may declare (he is asked) or the deal is over (window opens);
-    returns the games whose window closed."""
-    over = _deal(eng, s, G)
+    returns the games whose window closed. ``nxt``: as ``_deal``'s."""
+    over = _deal(eng, s, G, nxt)
     if eng.cfg.declaration_mode == "FIXED" or not over.size:
         return over
     return advance_window(eng, s, over)
 
 
-def _deal(eng, s, G) -> np.ndarray:
+def _deal(eng, s, G, nxt=None) -> np.ndarray:
     """``advance_deal`` up to the closing window: deal, ask the receivers who may declare;
-    returns the games whose deal is over, their window opened (with a fixed trump: closed)."""
+    returns the games whose deal is over, their window opened (with a fixed trump: closed).
+    ``nxt``: ``deal_next`` at 0 of games about to be dealt their first card, when the caller
+    has it."""
     if not G.size:
         return _NONE
-    total = 4 * eng.cfg.hand_size
-    d0 = s.dealt[G]  # int16[g]
-    nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
+    total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
+    if nxt is None:
+        d0 = s.dealt[G]  # int16[g]
+        nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
+    else:  # a new hand: nothing dealt yet
+        d0 = np.zeros(G.size, dtype=np.int16)
     found = nxt < total
     stop = np.minimum(nxt + 1, total)  # through that card, or to the deal's end
     _deal_to(s, G, d0, stop)

@@ -102,11 +102,12 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
     # a first hand: both teams are at the same level (checked by the engine)
     if first.all():  # first hands only (a new episode without a given dealer): no dealer side
         s.dealer_side[G] = False
-        s.level[G] = s.seat_levels[G, 0]
+        s.level[G] = level = s.seat_levels[G, 0]
     else:
         s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
                                     False)
         s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
+        level = None  # (read back by prepare_counts: a game listed twice keeps its last)
     for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
                  "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
                  "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
@@ -119,14 +120,16 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
     s.phase[G] = DECLARE
-    deal.prepare_counts(eng, s, G)
+    counts = deal.prepare_counts(eng, s, G, level)
     # nobody is asked during the deal with a fixed trump, nor (later hands) when declarations
     # wait for its end
     quiet = (np.ones(G.size, dtype=bool) if cfg.declaration_mode == "FIXED" else
              deal.post_deal_mode(eng, s, G)
              if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" else None)
-    deal.plan_deal(eng, s, G, quiet, fresh=True)
-    finish_declaring(eng, s, deal.advance_deal(eng, s, G))
+    # the plan's rows and its first decision point go straight on (no reads of what was just
+    # stored)
+    nxt = deal.plan_deal(eng, s, G, quiet, fresh=True, counts=counts)
+    finish_declaring(eng, s, deal.advance_deal(eng, s, G, nxt[:, 0]))
 
 
 # ------------------------------------------------------------------------------ declaring ends
