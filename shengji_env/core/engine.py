@@ -55,6 +55,14 @@ def _row_starts(B: int, A: int) -> np.ndarray:
     return a
 
 
+@lru_cache(maxsize=16)
+def _everyone(B: int) -> np.ndarray:
+    """``int64[B]`` (cached, read-only): every game's index, ``arange(B)``."""
+    a = np.arange(B)
+    a.flags.writeable = False
+    return a
+
+
 def _short(x) -> str:
     text = repr(x)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -176,7 +184,7 @@ class Engine:
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase))
-        everyone = np.arange(s.num_games)
+        everyone = _everyone(s.num_games)
         if s.num_games > count[PLAY] >= s.num_games // 2:
             # most games play (the steady state of a large batch): the PLAY rules over every
             # row in place (other phases' rows look like leaders without a lead to them: those
@@ -258,7 +266,8 @@ class Engine:
         A = self.num_actions
         # the usual step: every action in range and legal (one gather of the mask); else the
         # full test below, which also lets finished games pass any action
-        if (a.size and 0 <= a.min() and a.max() < A
+        # (in range: the largest as uint64 below A, a negative one being ≥ 2^63 there)
+        if (a.size and a.view(np.uint64).max() < A
                 and mask.reshape(-1).take(_row_starts(a.size, A) + a).all()):
             return a
         inside = (a >= 0) & (a < self.num_actions)

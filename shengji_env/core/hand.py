@@ -299,7 +299,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     outcome = np.empty((G.size, 3), dtype=np.int64)  # (np.stack of the three costs twice this)
     outcome[:, 0], outcome[:, 1], outcome[:, 2] = dealer_gain, take, att_gain
     s.outcome[G] = outcome
-    _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
+    over = _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
     if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
@@ -307,7 +307,8 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
             s.next_dealer[g] = scoring.next_dealer(int(dealer[i]), out, cfg, dealer_side=side)
     else:
         s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4
-    over = s.winner_seats[G].any(1)
+    if over is None:
+        over = s.winner_seats[G].any(1)
     rewards[G] += _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over)
     if eng.episode == "match":
         more = G[~over]
@@ -327,9 +328,10 @@ def _row_starts4(n: int) -> np.ndarray:
     return a
 
 
-def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
+def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug):
     """§10.3-10.5: the side that goes up gains its levels; a team passing A wins. Find-friends
-    (§10.6): each seat of the gaining side gains from its own level; seats passing A win."""
+    (§10.6): each seat of the gaining side gains from its own level; seats passing A win.
+    Returns ``bool[g]`` the games whose match is won, when it has them at hand (else None)."""
     if eng.find_friend:
         if eng.switches.vector_levels:
             gainers = s.dealer_side[G] != take[:, None]        # bool[g, 4]
@@ -337,7 +339,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
             target = s.seat_levels[G].astype(np.int64) + np.where(gainers, gain, 0)
             s.winner_seats[G] = gainers & (target > 12)
             s.seat_levels[G] = np.minimum(target, 12)
-            return
+            return None
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
             levels, w = scoring.apply_seat_level_change(
@@ -345,17 +347,18 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
                 attackers_won_last_trick=bool(dug[i]))
             s.seat_levels[g] = levels
             s.winner_seats[g] = np.isin(np.arange(4), list(w))
-        return
+        return None
     team = seats.team(dealer) ^ take  # the side that goes up: the dealer's team, or the other
     if eng.switches.vector_levels:
         # seat t (0 or 1) is on team t: its level is the team's
-        target = s.seat_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)
+        # (int8 + int64: int64; one of the two gains is 0)
+        target = s.seat_levels[G, team] + (att_gain + dealer_gain)
         won = target > 12
         gainers = seats.SEATS_OF_TEAM[team]          # bool[g, 4]
         s.seat_levels[G] = np.where(gainers, np.minimum(target, 12)[:, None], s.seat_levels[G])
         s.winner_team[G] = np.where(won, team, -1)
         s.winner_seats[G] = won[:, None] & gainers
-        return
+        return won  # (a team's two seats win together)
     for i, g in enumerate(G):  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules
         out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
         team_levels = tuple(int(s.seat_levels[g, seats.team_seats(t)[0]]) for t in (0, 1))
@@ -364,6 +367,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
         s.seat_levels[g] = np.asarray(levels)[seats.team(np.arange(4))]
         s.winner_team[g] = -1 if w is None else w
         s.winner_seats[g] = w is not None and seats.SEATS_OF_TEAM[w]
+    return None
 
 
 def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over):
