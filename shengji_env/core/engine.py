@@ -251,7 +251,7 @@ class Engine:
             live = (~s.done).nonzero()[0]
             self._apply(s, live, actions[live], rewards)
         else:
-            self._apply(s, np.arange(s.num_games), actions, rewards)
+            self._apply(s, _everyone(s.num_games), actions, rewards)
         while self.auto_forced:
             mask = self.legal_mask(s)
             forced = ((mask.sum(1) == 1) & ~s.done).nonzero()[0]
