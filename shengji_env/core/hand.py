@@ -27,6 +27,7 @@ from ..rules.actions import Phase
 from ..rules.game import ORDERED_DECKS
 from ..rules.order import NT
 from . import deal, log, trick
+from .counts import rows
 from .tables import context_id
 
 DECLARE, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.OVER), int(Phase.PLAY),
@@ -207,12 +208,12 @@ def begin_bury(eng, s, G, dealers, trumps) -> None:
     s.dealer[G], s.trump[G] = dealers, trumps
     s.dealer_side[G] = _initial_side(eng, dealers)
     s.level[G] = level = s.seat_levels[G, dealers]
-    s.ctx[G] = ctx = context_id(level.astype(np.int64), trumps)
+    s.ctx[G] = ctx = context_id(level, trumps)  # (int8 level · 5 ≤ 60, + int64 trump: int64)
     s.eff[G] = eng.tables.eff.take(ctx, axis=0)
     s.idx[G] = eng.tables.idx.take(ctx, axis=0)
-    kitty = s.kitty[G]
+    kitty = rows(s.kitty, G)
     s.picked_up[G] = kitty
-    s.hands[G, dealers] += kitty  # games without repeats: one row each
+    s.hands.reshape(-1, 54)[G * 4 + dealers] += kitty  # games without repeats: one row each
     s.kitty[G] = 0
     s.phase[G], s.to_act[G] = Phase.BURY, dealers
     if eng.cfg.kitty_size == 0:
