@@ -330,7 +330,8 @@ def _deal(eng, s, G, nxt=None) -> np.ndarray:
         return _NONE
     s.kitty[over] = 0
     # unbuffered (equal cards), on a flat index with a uint8 one (as ``_deal_to``)
-    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
+    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + game_rows(s.deck, over)[:, total:])
+              .reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
     if eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":  # later hands: the dealer's partner

@@ -88,15 +88,17 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
     """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
     ordered = ORDERED_DECKS[cfg.decks]
+    decks, has_given, rngs, owned = s.deck, s.has_given, s.rngs, s.rng_owned
     for g in G.tolist():
-        deck = s.deck[g]
-        if s.has_given[g]:
+        deck = decks[g]
+        if has_given[g]:
             deck[:] = s.given_deck[g]
-            s.has_given[g] = False
+            has_given[g] = False
         else:  # ``rules.game.new_deck`` (the permutation of a copy is a shuffle of it: the same
-            # draws) shuffled in place in the game's int8 row
+            # draws) shuffled in place in the game's int8 row; a stream shared with a copy of
+            # the state is cloned first (``s.rng``)
             deck[:] = ordered
-            s.rng(g).shuffle(deck)
+            (rngs[g] if owned[g, 0] else s.rng(g)).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
     first = dealers < 0
     s.first_hand[G] = first
@@ -109,8 +111,9 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
                                     False)
         s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
         level = None  # (read back by prepare_counts: a game listed twice keeps its last)
+    # (``dealt``: written for every game by the first deal below)
     for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
-                 "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
+                 "shown", "revealed", "voids", "candidates", "captured", "penalty",
                  "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
                  "window_passes"):
         getattr(s, name)[G] = 0
