@@ -215,14 +215,14 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None):
+def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None, player=None):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
     no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
     their current declarations as rows of the declaration table, when the caller knows them
-    (``_current`` otherwise); ``counts``: their rows of ``deal_counts``, when the caller has
-    them. Returns the games' new rows of ``deal_next`` (``int16[g, 4h + 1]``)."""
+    (``_current`` otherwise), and ``player`` their ``decl_player``; ``counts``: their rows of
+    ``deal_counts``, when the caller has them. Returns the games' new rows of ``deal_next`` (``int16[g, 4h + 1]``)."""
     total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
     if not G.size:
         return np.empty((0, total + 1), dtype=np.int16)
@@ -234,7 +234,7 @@ def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None):
     if fresh:  # nobody has declared: every seat needs the same
         need = _fresh_need(eng)                                         # int8[1, 1, 24]
     else:
-        need = _need_by_position(eng, s, G, cur)                        # int8[g, 1, 24]
+        need = _need_by_position(eng, s, G, cur, player)                # int8[g, 1, 24]
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
     if counts is None:
@@ -258,7 +258,7 @@ def _fewest_needed(eng, s, G) -> np.ndarray:
     return _allowed(eng, s, G, _fewest_table(eng))
 
 
-def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
+def _need_by_position(eng, s, G, cur=None, player=None) -> np.ndarray:
     """``int8[g, 1, 24]`` — ``_fewest_needed`` of the receivers of a round's positions q = 0-3
     (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
     are read for the receivers directly (same player: the receiver made the current
@@ -269,7 +269,9 @@ def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
     if cur is None:  # a declaration outside the action table: the formula per seat
         need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
         return need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)
-    same_p = (recv == s.decl_player[G][:, None]).view(np.int8)
+    if player is None:
+        player = s.decl_player[G]
+    same_p = (recv == player[:, None]).view(np.int8)
     return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
 
 
@@ -320,14 +322,15 @@ def _deal(eng, s, G, nxt=None) -> np.ndarray:
     else:  # a new hand: nothing dealt yet
         d0 = np.zeros(G.size, dtype=np.int16)
     found = nxt < total
-    stop = np.minimum(nxt + 1, total)  # through that card, or to the deal's end
+    stop = nxt + found  # through that card, or to the deal's end (nxt = total)
     _deal_to(s, G, d0, stop)
     s.dealt[G] = stop
+    if found.all():  # (the usual step: someone is asked in every game)
+        s.to_act[G] = (s.first_drawer[G] + nxt) % 4
+        return _NONE
     F = G[found]
     s.to_act[F] = (s.first_drawer[F] + nxt[found]) % 4
     over = G[~found]
-    if not over.size:
-        return _NONE
     s.kitty[over] = 0
     # unbuffered (equal cards), on a flat index with a uint8 one (as ``_deal_to``)
     np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + game_rows(s.deck, over)[:, total:])
@@ -392,7 +395,7 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     cur = _declaration_table(eng)[2].take(a)
     window = s.window_seat[G] >= 0  # games in the closing window (the others still deal)
     if not window.any():  # the usual step: every game deals (no window bookkeeping)
-        plan_deal(eng, s, D, cur=cur)
+        plan_deal(eng, s, D, cur=cur, player=ds)
         return advance_deal(eng, s, G)
     dealing = ~window
     plan_deal(eng, s, G[dealing & dec], cur=cur[dealing[dec]])
