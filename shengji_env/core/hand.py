@@ -207,7 +207,8 @@ def _initial_side(eng, dealers):
 def begin_bury(eng, s, G, dealers, trumps) -> None:
     """Dealer and trump are fixed in games ``G`` (``int[g]`` each): the dealer takes the kitty
     (§5)."""
-    dealers, trumps = np.asarray(dealers, dtype=np.int64), np.asarray(trumps, dtype=np.int64)
+    # (any integer dtype: seats 0-3 and trumps 0-4 index and add exactly, ctx ≤ 64 even in int8)
+    dealers, trumps = np.asarray(dealers), np.asarray(trumps)
     s.dealer[G], s.trump[G] = dealers, trumps
     s.dealer_side[G] = _initial_side(eng, dealers)
     s.level[G] = level = s.seat_levels[G, dealers]
@@ -276,7 +277,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus  # int64[g]
     if eng.find_friend:
         note_reveals(eng, s, G)
-    dealer = s.dealer[G].astype(np.int64)
+    dealer = s.dealer[G]  # int8[g] (its sums below are int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
     dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
     scalar = (dug & (bonus < 0)).nonzero()[0]  # the scalar rules value these (rare)
@@ -290,7 +291,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
         bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
     kitty_bonus = np.maximum(bonus, 0)  # int64[g], as stored
     s.kitty_bonus[G] = kitty_bonus
-    points = s.captured[G].astype(np.int64) + kitty_bonus + s.penalty[G]
+    points = s.captured[G] + kitty_bonus + s.penalty[G]  # (int16 + int64 + int32: int64)
     s.attacker_points[G] = points
     # §10.3 level change, as rules.scoring.level_outcome: with q whole steps of the points
     # (p >= 0), the attackers take over at q >= 2 and gain q - 2; the dealer side gains 3 at
