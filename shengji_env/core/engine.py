@@ -165,10 +165,13 @@ class Engine:
         G = np.asarray(games).reshape(-1)
         if not G.size:  # the usual call of a step loop: nothing finished
             return
-        if G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games:
+        if G.dtype.kind in "iu":
+            G = G.astype(np.int64, copy=False)
+        # in range: the largest as uint64 below B (a negative index is ≥ 2^63 there)
+        if G.dtype.kind not in "iu" or G.view(np.uint64).max() >= s.num_games:
             raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
                              f"0-{s.num_games - 1} (ints)")
-        hand.start_episodes(self, s, G.astype(np.int64, copy=False))
+        hand.start_episodes(self, s, G)
 
     def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
         """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
