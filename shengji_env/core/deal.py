@@ -222,7 +222,8 @@ def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None, player=
     no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
     their current declarations as rows of the declaration table, when the caller knows them
     (``_current`` otherwise), and ``player`` their ``decl_player``; ``counts``: their rows of
-    ``deal_counts``, when the caller has them. Returns the games' new rows of ``deal_next`` (``int16[g, 4h + 1]``)."""
+    ``deal_counts``, when the caller has them. Returns the games' new rows of ``deal_next``
+    (``int16[g, 4h + 1]``)."""
     total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
     if not G.size:
         return np.empty((0, total + 1), dtype=np.int16)
