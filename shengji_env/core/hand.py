@@ -42,8 +42,10 @@ def start_episodes(eng, s, G) -> None:
     random_levels = isinstance(eng.levels, str)  # "random"
     random_dealer = isinstance(eng.dealer, str)  # "random" (always with random levels)
     random_first = eng.cfg.initial_first_drawer == "RANDOM"
-    dealers = np.full(G.size, -1 if eng.dealer is None or random_dealer else eng.dealer)
-    first = np.full(G.size, 0 if random_first else eng.cfg.initial_first_drawer)
+    # (drawn per game below when random; else the same for every game: cached, read-only)
+    dealers = (np.full(G.size, -1) if random_dealer else
+               _filled(G.size, -1 if eng.dealer is None else eng.dealer))
+    first = np.full(G.size, 0) if random_first else _filled(G.size, eng.cfg.initial_first_drawer)
     if random_levels or random_dealer or random_first:
         # per game, each stream in the order of rules.Game: levels, then the dealer (setup
         # stream); the first drawer (deal stream)
@@ -61,14 +63,23 @@ def start_episodes(eng, s, G) -> None:
     if given.any():  # given decks (``Engine.reset(decks=...)``) come with their first drawers
         first = np.where(given, s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
+    history = s.history
     for g in G.tolist():
-        s.history[g] = []
+        history[g] = []
     s.log_len[G] = 0
     s.done[G] = False
     s.winner_team[G] = -1
     s.winner_seats[G] = False
     s.mask = None
-    start_hands(eng, s, G, dealers, drawers)
+    start_hands(eng, s, G, dealers, drawers, first_hands=eng.dealer is None)
+
+
+@lru_cache(maxsize=256)  # (batch sizes × the two values of a setup)
+def _filled(n: int, value: int) -> np.ndarray:
+    """``int64[n]`` of ``value`` (cached, read-only)."""
+    a = np.full(n, value)
+    a.flags.writeable = False
+    return a
 
 
 def _seat_levels(levels):
@@ -84,8 +95,9 @@ def _fixed_seat_levels(levels: tuple) -> np.ndarray:
     return out
 
 
-def start_hands(eng, s, G, dealers, drawers) -> None:
-    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
+def start_hands(eng, s, G, dealers, drawers, first_hands=False) -> None:
+    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand).
+    ``first_hands``: every dealer is -1 (a new episode without a given dealer)."""
     cfg = eng.cfg
     ordered = ORDERED_DECKS[cfg.decks]
     decks, has_given, rngs, owned = s.deck, s.has_given, s.rngs, s.rng_owned
@@ -100,11 +112,14 @@ def start_hands(eng, s, G, dealers, drawers) -> None:
             deck[:] = ordered
             (rngs[g] if owned[g, 0] else s.rng(g)).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
-    first = dealers < 0
-    s.first_hand[G] = first
+    if first_hands:
+        s.first_hand[G] = True
+    else:
+        first = dealers < 0
+        s.first_hand[G] = first
     # a first hand: both teams are at the same level (checked by the engine)
-    if first.all():  # first hands only (a new episode without a given dealer): no dealer side
-        s.dealer_side[G] = False
+    if first_hands or first.all():  # first hands only (a new episode without a given dealer):
+        s.dealer_side[G] = False                  # no dealer side
         s.level[G] = level = s.seat_levels[G, 0]
     else:
         s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
