@@ -23,6 +23,8 @@ _LEVEL_COLS = np.array([True, True, True, True, False, False])
 _HELD_COLS = _DECLARABLE + np.where(_LEVEL_COLS, np.arange(13)[:, None], 0)  # int64[13, 6]
 _ONE = np.uint8(1)
 _RECEIVERS = (np.arange(4)[:, None] + _COLS) & 3  # first drawer -> receiver of position q
+# passes (clipped to 0-4) -> which of the next four seats are still to be asked (4 - passes)
+_STILL_ASKED = _COLS < 4 - np.arange(5)[:, None]
 _POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
 _POSITIONS64 = np.arange(4 * 54)  # the same as int64 (deal positions in flat indexes)
 
@@ -206,7 +208,7 @@ def _deal_to(s, G, start, stop):
         return
     js = start[:, None] + _POSITIONS64[:width]
     j = js[js < stop[:, None]]
-    g = np.repeat(G, count)  # the game of each card, in the same order
+    g = G.repeat(count)  # the game of each card, in the same order
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
     # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
     # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
@@ -359,13 +361,13 @@ def advance_window(eng, s, G) -> np.ndarray:
         return _NONE
     passes = s.window_passes[G]  # int8[g]
     seat0 = s.window_seat[G]  # int8[g]
-    asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
+    asked = _RECEIVERS.take(seat0, axis=0)  # int64[g, 4]: the next four seats in order
     # a seat may declare iff it holds, in some declarable column, the fewest cards an
     # acceptable action of that column needs (``declare_mask`` folded per column, as in
     # ``plan_deal``: [g, 4, 6] instead of [g, 4, D])
     ok = (held_counts(s, G, asked) >= _need_of_seats(eng, s, G, asked)).any(-1)
     left = 4 - passes  # seats still to be asked (those after the fourth pass are not)
-    ok &= _COLS < left[:, None]
+    ok &= _STILL_ASKED.take(passes, axis=0, mode="clip")
     found = ok.any(1)
     k = np.where(found, ok.argmax(1), np.maximum(left, 0))  # passes before the answer
     seat = (seat0 + k) % 4
