@@ -36,16 +36,20 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
     """
     T = eng.tables
-    holds = counts.take(T.decl_col, axis=-1) >= T.decl_k
+    return (counts.take(T.decl_col, axis=-1) >= T.decl_k) & _allowed_of(eng, s, G, seat)
+
+
+def _allowed_of(eng, s, G, seat) -> np.ndarray:
+    """``bool[g, ..., D]`` — ``_allowed`` for seats ``seat`` (``int[g, ...]``) only."""
     cur = _current(eng, s, G)
     if cur is None:  # a declaration outside the action table: the formula for every seat
         allowed = _allowed(eng, s, G)  # bool[g, 4, D]
         rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
-        return holds & allowed[rows, seat]
+        return allowed[rows, seat]
     # the table's rows for the asked seats only: (the seat made the current declaration, it)
     lead = (-1,) + (1,) * (seat.ndim - 1)
     same_p = (s.decl_player[G].reshape(lead) == seat).view(np.int8)
-    return holds & _declaration_table(eng)[0][same_p, cur.reshape(lead)]
+    return _declaration_table(eng)[0][same_p, cur.reshape(lead)]
 
 
 def _current(eng, s, G):
@@ -413,11 +417,24 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
 
 
 def mask_declare(eng, s, G, out):
-    """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
+    """Legal actions in phase DECLARE: PASS and the acceptable declarations (``declare_mask``
+    with each action's count read from the hand directly: one gather of ``[g, D]`` cards)."""
     who = s.to_act[G]  # int8[g]
     out[:, PASS] = True
-    D = eng.tables.decl_k.size
-    out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, who), who, s, G)
+    T = eng.tables
+    at = ((G * 4 + who) * 54)[:, None] + _action_held_cards(eng).take(s.level[G], axis=0)
+    holds = s.hands.reshape(-1).take(at) >= T.decl_k  # (uint8 counts against int8: exact)
+    out[:, DECLARE_BASE:DECLARE_BASE + T.decl_k.size] = holds & _allowed_of(eng, s, G, who)
+
+
+def _action_held_cards(eng) -> np.ndarray:
+    """``int64[13, D]``: at each level, the card whose copies each DECLARE action counts (the
+    level card of its suit, or its joker; ``_HELD_COLS`` of the action's column; cached)."""
+    T = eng.tables
+    cached = T.__dict__.get("_action_held_cards")
+    if cached is None:
+        cached = T.__dict__["_action_held_cards"] = _HELD_COLS.take(T.decl_col, axis=1)
+    return cached
 
 
 __all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "post_deal_mode",
