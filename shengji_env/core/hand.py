@@ -30,8 +30,8 @@ from . import deal, log, trick
 from .counts import rows
 from .tables import context_id
 
-DECLARE, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.OVER), int(Phase.PLAY),
-                               int(Phase.FRIEND))
+DECLARE, BURY, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.BURY), int(Phase.OVER),
+                                     int(Phase.PLAY), int(Phase.FRIEND))
 
 
 # ------------------------------------------------------------------------------ start
@@ -216,7 +216,7 @@ def _initial_side(eng, dealers):
     the dealer alone until the friend card is named."""
     if eng.find_friend:
         return np.arange(4)[None, :] == np.asarray(dealers).reshape(-1, 1)
-    return seats.FIXED_DEALER_SIDE[dealers]
+    return seats.FIXED_DEALER_SIDE.take(dealers, axis=0)
 
 
 def begin_bury(eng, s, G, dealers, trumps) -> None:
@@ -234,7 +234,7 @@ def begin_bury(eng, s, G, dealers, trumps) -> None:
     s.picked_up[G] = kitty
     s.hands.reshape(-1, 54)[G * 4 + dealers] += kitty  # games without repeats: one row each
     s.kitty[G] = 0
-    s.phase[G], s.to_act[G] = Phase.BURY, dealers
+    s.phase[G], s.to_act[G] = BURY, dealers
     if eng.cfg.kitty_size == 0:
         trick.begin_play(s, G)
         after_bury(eng, s, G)
@@ -294,9 +294,13 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
         note_reveals(eng, s, G)
     dealer = s.dealer[G]  # int8[g] (its sums below are int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
-    dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
-    scalar = (dug & (bonus < 0)).nonzero()[0]  # the scalar rules value these (rare)
-    if scalar.size:
+    # the kitty was dug (an attacker won the last trick): needed only where the scalar rules
+    # value the bonus (-1: a tractor in the basis; rare) or change the levels
+    dug = None
+    if not sw.vector_levels or bonus.min(initial=0) < 0:
+        dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
+    scalar = () if dug is None else (dug & (bonus < 0)).nonzero()[0]
+    if len(scalar):
         bonus = bonus.copy()
     for i in scalar:
         g = int(G[i])
