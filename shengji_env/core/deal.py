@@ -119,6 +119,17 @@ def _declaration_table(eng):
     return cached
 
 
+def _declaration_facts(eng) -> np.ndarray:
+    """``int8[3, D]``: each DECLARE action's kind, suit and cards (``Tables.decl_kind``,
+    ``decl_suit``, ``decl_k`` as one array: one take for all three; cached)."""
+    T = eng.tables
+    cached = T.__dict__.get("_declaration_facts")
+    if cached is None:
+        cached = T.__dict__["_declaration_facts"] = np.stack([T.decl_kind, T.decl_suit,
+                                                              T.decl_k]).astype(np.int8)
+    return cached
+
+
 def _action_cards(eng) -> np.ndarray:
     """``int64[D·13]``: at ``a·13 + level``, the card DECLARE action ``a`` shows at that level
     (the level card of its suit, or its joker; cached on the engine's tables)."""
@@ -384,12 +395,11 @@ def advance_window(eng, s, G) -> np.ndarray:
 def step_declare(eng, s, G, actions) -> np.ndarray:
     """Apply PASS / DECLARE for games G (phase DECLARE); returns the games whose window
     closed."""
-    T = eng.tables
     who = s.to_act[G]  # int8[g]
     dec = actions != PASS
     D, ds = G[dec], who[dec]
     a = actions[dec] - DECLARE_BASE
-    kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
+    kind, suit, k = _declaration_facts(eng).take(a, axis=1)  # int8[d] each
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
     first = s.first_declarer[D]
     s.first_declarer[D] = np.where(first < 0, ds, first)

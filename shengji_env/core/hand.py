@@ -165,13 +165,14 @@ def finish_declaring(eng, s, G) -> None:
         begin_bury(eng, s, G, np.where(s.first_hand[G], s.first_drawer[G], s.dealer[G]),
                    np.full(G.size, trump))
         return
-    has = s.decl_player[G] >= 0
+    player = s.decl_player[G]
+    has = player >= 0
     every = has.all()  # the usual case: no fallback, no subset
     D = G if every else G[has]
     if D.size:
         trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
         starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
-                   else s.decl_player[D])
+                   else player if every else player[has])
         begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
     if not every:
         for g in G[~has]:
