@@ -186,8 +186,9 @@ class Engine:
             s.mask = self._legal_mask_one(s)
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
-        count = np.bincount(s.phase, minlength=len(Phase))
+        count = np.bincount(s.phase, minlength=len(Phase)).tolist()
         everyone = _everyone(s.num_games)
+        todo = [phase for phase, n in enumerate(count) if n and phase != OVER]
         if s.num_games > count[PLAY] >= s.num_games // 2:
             # most games play (the steady state of a large batch): the PLAY rules over every
             # row in place (other phases' rows look like leaders without a lead to them: those
@@ -196,15 +197,19 @@ class Engine:
             trick.mask_play(self, s, everyone, mask)
             if count[OVER]:  # the other phases' rows are replaced whole below
                 mask[s.phase == OVER] = False
-            count[PLAY] = 0
-        for phase in count.nonzero()[0]:
-            if phase == OVER:
-                continue
+            todo.remove(PLAY)  # (count[PLAY] >= B // 2 >= 1: it is listed)
+        order = None
+        for phase in todo:
             fill = self._mask_fill[phase]
             if count[phase] == s.num_games:  # all games in one phase (common): fill in place
                 fill(self, s, everyone, mask)
             else:
-                G = (s.phase == phase).nonzero()[0]
+                # the games of each phase in index order: slices of one stable sort by phase
+                # (instead of a comparison and a nonzero per phase)
+                if order is None:
+                    order = s.phase.argsort(kind="stable")
+                start = sum(count[:phase])
+                G = order[start:start + count[phase]]
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 put_rows(mask, G, out)
