@@ -126,16 +126,15 @@ def start_hands(eng, s, G, dealers, drawers, first_hands=False) -> None:
                                     False)
         s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
         level = None  # (read back by prepare_counts: a game listed twice keeps its last)
-    # (``dealt``: written for every game by the first deal below)
-    for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
-                 "shown", "revealed", "voids", "candidates", "captured", "penalty",
-                 "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
-                 "window_passes"):
-        getattr(s, name)[G] = 0
-    s.points_won[G] = 0
-    for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
-                 "window_seat", "throw_beater", "friend_card", "friend", "friend_trick"):
-        getattr(s, name)[G] = -1
+    # the hand's facts cleared (one chained assignment each: no loop over names, no getattr;
+    # ``dealt`` is written for every game by the first deal below)
+    s.hands[G] = s.kitty[G] = s.picked_up[G] = s.selection[G] = s.trick[G] = s.lead[G] = 0
+    s.played[G] = s.shown[G] = s.revealed[G] = s.voids[G] = s.candidates[G] = 0
+    s.captured[G] = s.penalty[G] = s.kitty_bonus[G] = s.points_won[G] = 0
+    s.tricks_done[G] = s.in_trick[G] = s.lead_n[G] = s.n_candidates[G] = s.window_passes[G] = 0
+    s.decl_player[G] = s.decl_kind[G] = s.decl_suit[G] = s.first_declarer[G] = s.trump[G] = -1
+    s.window_seat[G] = s.throw_beater[G] = s.friend_card[G] = s.friend[G] = -1
+    s.friend_trick[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
     s.phase[G] = DECLARE
