@@ -22,6 +22,9 @@ _LEVEL_COLS = np.array([True, True, True, True, False, False])
 # level -> the card ids of the declarable columns (the level card of each suit, LJ, BJ)
 _HELD_COLS = _DECLARABLE + np.where(_LEVEL_COLS, np.arange(13)[:, None], 0)  # int64[13, 6]
 _ONE = np.uint8(1)
+_RECEIVERS = (np.arange(4)[:, None] + _COLS) & 3  # first drawer -> receiver of position q
+# passes (clipped to 0-4) -> which of the next four seats are still to be asked (4 - passes)
+_STILL_ASKED = _COLS < 4 - np.arange(5)[:, None]
 _POSITIONS = np.arange(4 * 54, dtype=np.int16)  # card j of the deal (4 · hand size ≤ 216)
 _POSITIONS64 = np.arange(4 * 54)  # the same as int64 (deal positions in flat indexes)
 
@@ -33,16 +36,20 @@ def declare_mask(eng, counts, seat, s, G) -> np.ndarray:
     the current declaration of games ``G`` is broadcast over the middle axes. §4.3-4.4.
     """
     T = eng.tables
-    holds = counts.take(T.decl_col, axis=-1) >= T.decl_k
+    return (counts.take(T.decl_col, axis=-1) >= T.decl_k) & _allowed_of(eng, s, G, seat)
+
+
+def _allowed_of(eng, s, G, seat) -> np.ndarray:
+    """``bool[g, ..., D]`` — ``_allowed`` for seats ``seat`` (``int[g, ...]``) only."""
     cur = _current(eng, s, G)
     if cur is None:  # a declaration outside the action table: the formula for every seat
         allowed = _allowed(eng, s, G)  # bool[g, 4, D]
         rows = np.arange(G.size).reshape((-1,) + (1,) * (seat.ndim - 1))
-        return holds & allowed[rows, seat]
+        return allowed[rows, seat]
     # the table's rows for the asked seats only: (the seat made the current declaration, it)
     lead = (-1,) + (1,) * (seat.ndim - 1)
     same_p = (s.decl_player[G].reshape(lead) == seat).view(np.int8)
-    return holds & _declaration_table(eng)[0][same_p, cur.reshape(lead)]
+    return _declaration_table(eng)[0][same_p, cur.reshape(lead)]
 
 
 def _current(eng, s, G):
@@ -112,6 +119,17 @@ def _declaration_table(eng):
     return cached
 
 
+def _declaration_facts(eng) -> np.ndarray:
+    """``int8[3, D]``: each DECLARE action's kind, suit and cards (``Tables.decl_kind``,
+    ``decl_suit``, ``decl_k`` as one array: one take for all three; cached)."""
+    T = eng.tables
+    cached = T.__dict__.get("_declaration_facts")
+    if cached is None:
+        cached = T.__dict__["_declaration_facts"] = np.stack([T.decl_kind, T.decl_suit,
+                                                              T.decl_k]).astype(np.int8)
+    return cached
+
+
 def _action_cards(eng) -> np.ndarray:
     """``int64[D·13]``: at ``a·13 + level``, the card DECLARE action ``a`` shows at that level
     (the level card of its suit, or its joker; cached on the engine's tables)."""
@@ -160,17 +178,26 @@ def post_deal_mode(eng, s, G) -> np.ndarray:
     return (eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST") & ~s.first_hand[G]
 
 
-def prepare_counts(eng, s, G):
-    """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts."""
-    h = eng.cfg.hand_size
+def prepare_counts(eng, s, G, level=None) -> np.ndarray:
+    """Fill ``deal_counts`` for new hands: after card j, its receiver's declarable counts.
+    ``level``: the games' levels if the caller has them. Returns the rows stored
+    (``int8[g, 4h, 6]``, for ``plan_deal``)."""
+    h = s.deal_counts.shape[1] // 4  # (a read of the shape: ``cfg.hand_size`` computes it)
+    if level is None:
+        level = s.level[G]
     # card (level, id) -> one-hot of its declarable column (a row of zeros for the others)
-    at = s.level[G].astype(np.int64)[:, None] * 54 + game_rows(s.deck, G)[:, :4 * h]
+    at = _LEVEL_ROWS.take(level)[:, None] + game_rows(s.deck, G)[:, :4 * h]  # int16[g, 4h]
     onehot = _DECLARABLE_ONEHOT.take(at, axis=0)  # int8[g, 4h, 6]
     # the running sum over rounds of a round's 24 counts, as three uint64 words of eight byte
     # lanes each (exact: a lane holds a count of one column, ≤ decks, and never carries; 8x
     # fewer elements than an int8 cumsum, which numpy runs element by element down the axis)
-    put_rows(s.deal_counts, G, onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1)
-             .view(np.int8).reshape(G.size, 4 * h, 6))
+    counts = (onehot.reshape(G.size, h, 24).view(np.uint64).cumsum(axis=1).view(np.int8)
+              .reshape(G.size, 4 * h, 6))
+    put_rows(s.deal_counts, G, counts)
+    return counts
+
+
+_LEVEL_ROWS = np.arange(0, 13 * 54, 54, dtype=np.int16)  # level -> its first row below
 
 
 def _declarable_onehot() -> np.ndarray:
@@ -196,7 +223,7 @@ def _deal_to(s, G, start, stop):
         return
     js = start[:, None] + _POSITIONS64[:width]
     j = js[js < stop[:, None]]
-    g = np.repeat(G, count)  # the game of each card, in the same order
+    g = G.repeat(count)  # the game of each card, in the same order
     # one unbuffered add (two identical cards may reach one seat inside a window) on a flat
     # index, of a uint8 one: ``ufunc.at`` with one index array and a value of the array's dtype
     # takes numpy's fast loop (a Python int 1 casts per element, ~100x slower)
@@ -205,17 +232,19 @@ def _deal_to(s, G, start, stop):
     np.add.at(s.hands.reshape(-1), at, _ONE)
 
 
-def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
+def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None, counts=None, player=None):
     """Recompute ``deal_next`` for games G: where the next deal decision is, given the current
     declaration (which changes only when someone declares). ``quiet``: ``bool[g]`` games where
     nobody is asked during the deal (POST_DEAL_PARTNER_FIRST later hands, FIXED); ``fresh``:
     no declaration yet in any of them (a new hand: no lookup of the declarations); ``cur``:
     their current declarations as rows of the declaration table, when the caller knows them
-    (``_current`` otherwise)."""
+    (``_current`` otherwise), and ``player`` their ``decl_player``; ``counts``: their rows of
+    ``deal_counts``, when the caller has them. Returns the games' new rows of ``deal_next``
+    (``int16[g, 4h + 1]``)."""
+    total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
     if not G.size:
-        return
-    h = eng.cfg.hand_size
-    total = 4 * h
+        return np.empty((0, total + 1), dtype=np.int16)
+    h = total // 4
     # After card j its receiver may declare iff he holds, in some declarable column, at least
     # the fewest cards an acceptable action of that column needs (``declare_mask`` with its
     # actions folded per column: a small [g, 4, 6] instead of [g, 4h, D]). Card j = 4·r + q
@@ -223,19 +252,22 @@ def plan_deal(eng, s, G, quiet=None, fresh=False, cur=None):
     if fresh:  # nobody has declared: every seat needs the same
         need = _fresh_need(eng)                                         # int8[1, 1, 24]
     else:
-        need = _need_by_position(eng, s, G, cur)                        # int8[g, 1, 24]
+        need = _need_by_position(eng, s, G, cur, player)                # int8[g, 1, 24]
     # the six column tests of a round's four positions are 24 contiguous bools (one inner
     # loop per round); a position's "any" is the OR of its six as three uint16
-    hit = np.greater_equal(game_rows(s.deal_counts, G).reshape(G.size, h, 24),
-                           need).view(np.uint16).reshape(G.size, total, 3)
-    ok = (hit[..., 0] | hit[..., 1] | hit[..., 2]) != 0
+    if counts is None:
+        counts = game_rows(s.deal_counts, G)
+    hit = np.greater_equal(counts.reshape(G.size, h, 24), need).view(np.uint16).reshape(
+        G.size, total, 3)
+    ok = hit[..., 0] | hit[..., 1] | hit[..., 2]  # uint16[g, 4h]: non-zero where asked
     if quiet is not None:
-        ok &= ~quiet[:, None]
+        ok = (ok != 0) & ~quiet[:, None]
     nxt = np.empty((G.size, total + 1), dtype=np.int16)  # the games' rows of deal_next
     nxt[:, total] = total
     np.minimum.accumulate(np.where(ok, _POSITIONS[:total], total)[:, ::-1], axis=1,
                           out=nxt[:, total - 1::-1])
     put_rows(s.deal_next, G, nxt)
+    return nxt
 
 
 def _fewest_needed(eng, s, G) -> np.ndarray:
@@ -244,19 +276,30 @@ def _fewest_needed(eng, s, G) -> np.ndarray:
     return _allowed(eng, s, G, _fewest_table(eng))
 
 
-def _need_by_position(eng, s, G, cur=None) -> np.ndarray:
+def _need_by_position(eng, s, G, cur=None, player=None) -> np.ndarray:
     """``int8[g, 1, 24]`` — ``_fewest_needed`` of the receivers of a round's positions q = 0-3
     (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
     are read for the receivers directly (same player: the receiver made the current
     declaration), not read per seat and then gathered by position."""
-    recv = (s.first_drawer[G][:, None] + _COLS) & 3  # int64[g, 4]: receiver of position q
+    recv = _RECEIVERS.take(s.first_drawer[G], axis=0)  # int64[g, 4]: receiver of position q
     if cur is None:
         cur = _current(eng, s, G)
     if cur is None:  # a declaration outside the action table: the formula per seat
         need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
         return need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)
-    same_p = (recv == s.decl_player[G][:, None]).view(np.int8)
+    if player is None:
+        player = s.decl_player[G]
+    same_p = (recv == player[:, None]).view(np.int8)
     return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
+
+
+def _need_of_seats(eng, s, G, asked) -> np.ndarray:
+    """``int8[g, 4, 6]`` — ``_fewest_needed`` of seats ``asked`` (``int[g, 4]``) of games G."""
+    cur = _current(eng, s, G)
+    if cur is None:  # a declaration outside the action table: the formula per seat
+        return _fewest_needed(eng, s, G)[np.arange(G.size)[:, None], asked]
+    same_p = (asked == s.decl_player[G][:, None]).view(np.int8)
+    return _fewest_table(eng)[0][same_p, cur[:, None]]
 
 
 def _fresh_need(eng) -> np.ndarray:
@@ -274,26 +317,42 @@ def _fresh_need(eng) -> np.ndarray:
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-def advance_deal(eng, s, G) -> np.ndarray:
+def advance_deal(eng, s, G, nxt=None) -> np.ndarray:
     """Deal until someone may declare (he is asked) or the deal is over (window opens);
-    returns the games whose window closed."""
+    returns the games whose window closed. ``nxt``: as ``_deal``'s."""
+    over = _deal(eng, s, G, nxt)
+    if eng.cfg.declaration_mode == "FIXED" or not over.size:
+        return over
+    return advance_window(eng, s, over)
+
+
+def _deal(eng, s, G, nxt=None) -> np.ndarray:
+    """``advance_deal`` up to the closing window: deal, ask the receivers who may declare;
+    returns the games whose deal is over, their window opened (with a fixed trump: closed).
+    ``nxt``: ``deal_next`` at 0 of games about to be dealt their first card, when the caller
+    has it."""
     if not G.size:
         return _NONE
-    total = 4 * eng.cfg.hand_size
-    d0 = s.dealt[G]  # int16[g]
-    nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
+    total = s.deal_next.shape[1] - 1  # (a read of the shape: ``cfg.hand_size`` computes it)
+    if nxt is None:
+        d0 = s.dealt[G]  # int16[g]
+        nxt = s.deal_next[G, d0]  # int16[g]: the next card whose receiver is asked, d0 .. total
+    else:  # a new hand: nothing dealt yet
+        d0 = np.zeros(G.size, dtype=np.int16)
     found = nxt < total
-    stop = np.minimum(nxt + 1, total)  # through that card, or to the deal's end
+    stop = nxt + found  # through that card, or to the deal's end (nxt = total)
     _deal_to(s, G, d0, stop)
     s.dealt[G] = stop
+    if found.all():  # (the usual step: someone is asked in every game)
+        s.to_act[G] = (s.first_drawer[G] + nxt) % 4
+        return _NONE
     F = G[found]
     s.to_act[F] = (s.first_drawer[F] + nxt[found]) % 4
     over = G[~found]
-    if not over.size:
-        return _NONE
     s.kitty[over] = 0
     # unbuffered (equal cards), on a flat index with a uint8 one (as ``_deal_to``)
-    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + s.deck[over, total:]).reshape(-1), _ONE)
+    np.add.at(s.kitty.reshape(-1), (over[:, None] * 54 + game_rows(s.deck, over)[:, total:])
+              .reshape(-1), _ONE)
     if eng.cfg.declaration_mode == "FIXED":
         return over
     if eng.cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST":  # later hands: the dealer's partner
@@ -302,7 +361,7 @@ def advance_deal(eng, s, G) -> np.ndarray:
     else:  # the first drawer opens it
         s.window_seat[over] = s.first_drawer[over]
     s.window_passes[over] = 0
-    return advance_window(eng, s, over)
+    return over
 
 
 def advance_window(eng, s, G) -> np.ndarray:
@@ -317,10 +376,13 @@ def advance_window(eng, s, G) -> np.ndarray:
         return _NONE
     passes = s.window_passes[G]  # int8[g]
     seat0 = s.window_seat[G]  # int8[g]
-    asked = (seat0[:, None] + _COLS) % 4  # int64[g, 4]: the next four seats in order
-    ok = declare_mask(eng, held_counts(s, G, asked), asked, s, G).any(-1)
+    asked = _RECEIVERS.take(seat0, axis=0)  # int64[g, 4]: the next four seats in order
+    # a seat may declare iff it holds, in some declarable column, the fewest cards an
+    # acceptable action of that column needs (``declare_mask`` folded per column, as in
+    # ``plan_deal``: [g, 4, 6] instead of [g, 4, D])
+    ok = (held_counts(s, G, asked) >= _need_of_seats(eng, s, G, asked)).any(-1)
     left = 4 - passes  # seats still to be asked (those after the fourth pass are not)
-    ok &= _COLS < left[:, None]
+    ok &= _STILL_ASKED.take(passes, axis=0, mode="clip")
     found = ok.any(1)
     k = np.where(found, ok.argmax(1), np.maximum(left, 0))  # passes before the answer
     seat = (seat0 + k) % 4
@@ -333,33 +395,56 @@ def advance_window(eng, s, G) -> np.ndarray:
 def step_declare(eng, s, G, actions) -> np.ndarray:
     """Apply PASS / DECLARE for games G (phase DECLARE); returns the games whose window
     closed."""
-    T = eng.tables
     who = s.to_act[G]  # int8[g]
     dec = actions != PASS
     D, ds = G[dec], who[dec]
     a = actions[dec] - DECLARE_BASE
-    kind, suit, k = T.decl_kind[a], T.decl_suit[a], T.decl_k[a]
+    kind, suit, k = _declaration_facts(eng).take(a, axis=1)  # int8[d] each
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
-    s.first_declarer[D] = np.where(s.first_declarer[D] < 0, ds, s.first_declarer[D])
+    first = s.first_declarer[D]
+    s.first_declarer[D] = np.where(first < 0, ds, first)
     card = _action_cards(eng).take(a * 13 + s.level[D])  # the card shown: level card or joker
-    s.shown[D, ds, card] = np.maximum(s.shown[D, ds, card], k)
-    dealing = s.window_seat[G] < 0
+    at = (D * 4 + ds) * 54 + card  # int64[d]: (game, seat, card) in the flat shown
+    shown = s.shown.reshape(-1)
+    shown[at] = np.maximum(shown.take(at), k)
     # a new declaration moves the next decision point; it is the declarer's action (its row
     # of the declaration table: no lookup)
-    plan_deal(eng, s, G[dealing & dec], cur=_declaration_table(eng)[2].take(a[dealing[dec]]))
-    closed = advance_deal(eng, s, G[dealing])
-    W = G[~dealing]
-    s.window_passes[W] = np.where(dec[~dealing], 0, s.window_passes[W] + 1)
-    s.window_seat[W] = (who[~dealing] + 1) % 4
-    return np.concatenate([closed, advance_window(eng, s, W)])
+    cur = _declaration_table(eng)[2].take(a)
+    window = s.window_seat[G] >= 0  # games in the closing window (the others still deal)
+    if not window.any():  # the usual step: every game deals (no window bookkeeping)
+        plan_deal(eng, s, D, cur=cur, player=ds)
+        return advance_deal(eng, s, G)
+    dealing = ~window
+    plan_deal(eng, s, G[dealing & dec], cur=cur[dealing[dec]])
+    W = G[window]
+    s.window_passes[W] = np.where(dec[window], 0, s.window_passes[W] + 1)
+    s.window_seat[W] = (who[window] + 1) % 4
+    over = _deal(eng, s, G[dealing])
+    if eng.cfg.declaration_mode == "FIXED":
+        return np.concatenate([over, advance_window(eng, s, W)])
+    # the windows that just opened and those that went on: one pass (rows are independent)
+    return advance_window(eng, s, np.concatenate([over, W]) if over.size else W)
 
 
 def mask_declare(eng, s, G, out):
-    """Legal actions in phase DECLARE: PASS and the acceptable declarations."""
+    """Legal actions in phase DECLARE: PASS and the acceptable declarations (``declare_mask``
+    with each action's count read from the hand directly: one gather of ``[g, D]`` cards)."""
     who = s.to_act[G]  # int8[g]
     out[:, PASS] = True
-    D = eng.tables.decl_k.size
-    out[:, DECLARE_BASE:DECLARE_BASE + D] = declare_mask(eng, held_counts(s, G, who), who, s, G)
+    T = eng.tables
+    at = ((G * 4 + who) * 54)[:, None] + _action_held_cards(eng).take(s.level[G], axis=0)
+    holds = s.hands.reshape(-1).take(at) >= T.decl_k  # (uint8 counts against int8: exact)
+    out[:, DECLARE_BASE:DECLARE_BASE + T.decl_k.size] = holds & _allowed_of(eng, s, G, who)
+
+
+def _action_held_cards(eng) -> np.ndarray:
+    """``int64[13, D]``: at each level, the card whose copies each DECLARE action counts (the
+    level card of its suit, or its joker; ``_HELD_COLS`` of the action's column; cached)."""
+    T = eng.tables
+    cached = T.__dict__.get("_action_held_cards")
+    if cached is None:
+        cached = T.__dict__["_action_held_cards"] = _HELD_COLS.take(T.decl_col, axis=1)
+    return cached
 
 
 __all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "post_deal_mode",

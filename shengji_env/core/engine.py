@@ -55,6 +55,14 @@ def _row_starts(B: int, A: int) -> np.ndarray:
     return a
 
 
+@lru_cache(maxsize=16)
+def _everyone(B: int) -> np.ndarray:
+    """``int64[B]`` (cached, read-only): every game's index, ``arange(B)``."""
+    a = np.arange(B)
+    a.flags.writeable = False
+    return a
+
+
 def _short(x) -> str:
     text = repr(x)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -157,10 +165,13 @@ class Engine:
         G = np.asarray(games).reshape(-1)
         if not G.size:  # the usual call of a step loop: nothing finished
             return
-        if G.dtype.kind not in "iu" or G.min() < 0 or G.max() >= s.num_games:
+        if G.dtype.kind in "iu":
+            G = G.astype(np.int64, copy=False)
+        # in range: the largest as uint64 below B (a negative index is ≥ 2^63 there)
+        if G.dtype.kind not in "iu" or G.view(np.uint64).max() >= s.num_games:
             raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
                              f"0-{s.num_games - 1} (ints)")
-        hand.start_episodes(self, s, G.astype(np.int64, copy=False))
+        hand.start_episodes(self, s, G)
 
     def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
         """Every decision of game ``g``'s episode as (seat, action); (-1, -1) marks a redeal."""
@@ -175,8 +186,9 @@ class Engine:
             s.mask = self._legal_mask_one(s)
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
-        count = np.bincount(s.phase, minlength=len(Phase))
-        everyone = np.arange(s.num_games)
+        count = np.bincount(s.phase, minlength=len(Phase)).tolist()
+        everyone = _everyone(s.num_games)
+        todo = [phase for phase, n in enumerate(count) if n and phase != OVER]
         if s.num_games > count[PLAY] >= s.num_games // 2:
             # most games play (the steady state of a large batch): the PLAY rules over every
             # row in place (other phases' rows look like leaders without a lead to them: those
@@ -185,15 +197,19 @@ class Engine:
             trick.mask_play(self, s, everyone, mask)
             if count[OVER]:  # the other phases' rows are replaced whole below
                 mask[s.phase == OVER] = False
-            count[PLAY] = 0
-        for phase in count.nonzero()[0]:
-            if phase == OVER:
-                continue
+            todo.remove(PLAY)  # (count[PLAY] >= B // 2 >= 1: it is listed)
+        order = None
+        for phase in todo:
             fill = self._mask_fill[phase]
             if count[phase] == s.num_games:  # all games in one phase (common): fill in place
                 fill(self, s, everyone, mask)
             else:
-                G = (s.phase == phase).nonzero()[0]
+                # the games of each phase in index order: slices of one stable sort by phase
+                # (instead of a comparison and a nonzero per phase)
+                if order is None:
+                    order = s.phase.argsort(kind="stable")
+                start = sum(count[:phase])
+                G = order[start:start + count[phase]]
                 out = np.zeros((G.size, self.num_actions), dtype=bool)
                 fill(self, s, G, out)
                 put_rows(mask, G, out)
@@ -243,7 +259,7 @@ class Engine:
             live = (~s.done).nonzero()[0]
             self._apply(s, live, actions[live], rewards)
         else:
-            self._apply(s, np.arange(s.num_games), actions, rewards)
+            self._apply(s, _everyone(s.num_games), actions, rewards)
         while self.auto_forced:
             mask = self.legal_mask(s)
             forced = ((mask.sum(1) == 1) & ~s.done).nonzero()[0]
@@ -258,7 +274,8 @@ class Engine:
         A = self.num_actions
         # the usual step: every action in range and legal (one gather of the mask); else the
         # full test below, which also lets finished games pass any action
-        if (a.size and 0 <= a.min() and a.max() < A
+        # (in range: the largest as uint64 below A, a negative one being ≥ 2^63 there)
+        if (a.size and a.view(np.uint64).max() < A
                 and mask.reshape(-1).take(_row_starts(a.size, A) + a).all()):
             return a
         inside = (a >= 0) & (a < self.num_actions)
@@ -336,7 +353,8 @@ class Engine:
     def _apply(self, s, G, actions, rewards):
         s.mask = None
         log.record(s, G, actions)
-        phase = s.phase[G]
+        every = G.size == s.num_games  # G = arange(B): no gathers by G
+        phase = s.phase if every else s.phase[G]
         count = np.bincount(phase, minlength=len(Phase)).tolist()
         if max(count) == G.size:  # one phase (common at small B)
             self._apply_phase(s, count.index(G.size), G, actions, rewards)
@@ -344,7 +362,7 @@ class Engine:
         # the games of each phase, in the order of G: one stable sort by phase, then slices
         # (instead of a comparison and two boolean gathers per phase)
         order = phase.argsort(kind="stable")
-        G, actions = G.take(order), actions.take(order)
+        G, actions = order if every else G.take(order), actions.take(order)
         end = 0
         for ph, n in enumerate(count):
             if n:

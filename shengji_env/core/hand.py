@@ -27,10 +27,11 @@ from ..rules.actions import Phase
 from ..rules.game import ORDERED_DECKS
 from ..rules.order import NT
 from . import deal, log, trick
+from .counts import rows
 from .tables import context_id
 
-DECLARE, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.OVER), int(Phase.PLAY),
-                               int(Phase.FRIEND))
+DECLARE, BURY, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.BURY), int(Phase.OVER),
+                                     int(Phase.PLAY), int(Phase.FRIEND))
 
 
 # ------------------------------------------------------------------------------ start
@@ -41,8 +42,10 @@ def start_episodes(eng, s, G) -> None:
     random_levels = isinstance(eng.levels, str)  # "random"
     random_dealer = isinstance(eng.dealer, str)  # "random" (always with random levels)
     random_first = eng.cfg.initial_first_drawer == "RANDOM"
-    dealers = np.full(G.size, -1 if eng.dealer is None or random_dealer else eng.dealer)
-    first = np.full(G.size, 0 if random_first else eng.cfg.initial_first_drawer)
+    # (drawn per game below when random; else the same for every game: cached, read-only)
+    dealers = (np.full(G.size, -1) if random_dealer else
+               _filled(G.size, -1 if eng.dealer is None else eng.dealer))
+    first = np.full(G.size, 0) if random_first else _filled(G.size, eng.cfg.initial_first_drawer)
     if random_levels or random_dealer or random_first:
         # per game, each stream in the order of rules.Game: levels, then the dealer (setup
         # stream); the first drawer (deal stream)
@@ -60,14 +63,23 @@ def start_episodes(eng, s, G) -> None:
     if given.any():  # given decks (``Engine.reset(decks=...)``) come with their first drawers
         first = np.where(given, s.given_first[G], first)
     drawers = first if eng.dealer is None else dealers
+    history = s.history
     for g in G.tolist():
-        s.history[g] = []
+        history[g] = []
     s.log_len[G] = 0
     s.done[G] = False
     s.winner_team[G] = -1
     s.winner_seats[G] = False
     s.mask = None
-    start_hands(eng, s, G, dealers, drawers)
+    start_hands(eng, s, G, dealers, drawers, first_hands=eng.dealer is None)
+
+
+@lru_cache(maxsize=256)  # (batch sizes × the two values of a setup)
+def _filled(n: int, value: int) -> np.ndarray:
+    """``int64[n]`` of ``value`` (cached, read-only)."""
+    a = np.full(n, value)
+    a.flags.writeable = False
+    return a
 
 
 def _seat_levels(levels):
@@ -83,50 +95,59 @@ def _fixed_seat_levels(levels: tuple) -> np.ndarray:
     return out
 
 
-def start_hands(eng, s, G, dealers, drawers) -> None:
-    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
+def start_hands(eng, s, G, dealers, drawers, first_hands=False) -> None:
+    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand).
+    ``first_hands``: every dealer is -1 (a new episode without a given dealer)."""
     cfg = eng.cfg
     ordered = ORDERED_DECKS[cfg.decks]
+    decks, has_given, rngs, owned = s.deck, s.has_given, s.rngs, s.rng_owned
     for g in G.tolist():
-        deck = s.deck[g]
-        if s.has_given[g]:
+        deck = decks[g]
+        if has_given[g]:
             deck[:] = s.given_deck[g]
-            s.has_given[g] = False
+            has_given[g] = False
         else:  # ``rules.game.new_deck`` (the permutation of a copy is a shuffle of it: the same
-            # draws) shuffled in place in the game's int8 row
+            # draws) shuffled in place in the game's int8 row; a stream shared with a copy of
+            # the state is cloned first (``s.rng``)
             deck[:] = ordered
-            s.rng(g).shuffle(deck)
+            (rngs[g] if owned[g, 0] else s.rng(g)).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
-    first = dealers < 0
-    s.first_hand[G] = first
+    if first_hands:
+        s.first_hand[G] = True
+    else:
+        first = dealers < 0
+        s.first_hand[G] = first
     # a first hand: both teams are at the same level (checked by the engine)
-    if first.all():  # first hands only (a new episode without a given dealer): no dealer side
-        s.dealer_side[G] = False
-        s.level[G] = s.seat_levels[G, 0]
+    if first_hands or first.all():  # first hands only (a new episode without a given dealer):
+        s.dealer_side[G] = False                  # no dealer side
+        s.level[G] = level = s.seat_levels[G, 0]
     else:
         s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
                                     False)
         s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
-    for name in ("hands", "kitty", "picked_up", "selection", "trick", "lead", "played",
-                 "shown", "revealed", "voids", "candidates", "dealt", "captured", "penalty",
-                 "kitty_bonus", "tricks_done", "in_trick", "lead_n", "n_candidates",
-                 "window_passes"):
-        getattr(s, name)[G] = 0
-    s.points_won[G] = 0
-    for name in ("decl_player", "decl_kind", "decl_suit", "first_declarer", "trump",
-                 "window_seat", "throw_beater", "friend_card", "friend", "friend_trick"):
-        getattr(s, name)[G] = -1
+        level = None  # (read back by prepare_counts: a game listed twice keeps its last)
+    # the hand's facts cleared (one chained assignment each: no loop over names, no getattr;
+    # ``dealt`` is written for every game by the first deal below)
+    s.hands[G] = s.kitty[G] = s.picked_up[G] = s.selection[G] = s.trick[G] = s.lead[G] = 0
+    s.played[G] = s.shown[G] = s.revealed[G] = s.voids[G] = s.candidates[G] = 0
+    s.captured[G] = s.penalty[G] = s.kitty_bonus[G] = s.points_won[G] = 0
+    s.tricks_done[G] = s.in_trick[G] = s.lead_n[G] = s.n_candidates[G] = s.window_passes[G] = 0
+    s.decl_player[G] = s.decl_kind[G] = s.decl_suit[G] = s.first_declarer[G] = s.trump[G] = -1
+    s.window_seat[G] = s.throw_beater[G] = s.friend_card[G] = s.friend[G] = -1
+    s.friend_trick[G] = -1
     s.decl_k[G] = 0
     s.lead_tractor[G] = False
     s.phase[G] = DECLARE
-    deal.prepare_counts(eng, s, G)
+    counts = deal.prepare_counts(eng, s, G, level)
     # nobody is asked during the deal with a fixed trump, nor (later hands) when declarations
     # wait for its end
     quiet = (np.ones(G.size, dtype=bool) if cfg.declaration_mode == "FIXED" else
              deal.post_deal_mode(eng, s, G)
              if cfg.declaration_mode == "POST_DEAL_PARTNER_FIRST" else None)
-    deal.plan_deal(eng, s, G, quiet, fresh=True)
-    finish_declaring(eng, s, deal.advance_deal(eng, s, G))
+    # the plan's rows and its first decision point go straight on (no reads of what was just
+    # stored)
+    nxt = deal.plan_deal(eng, s, G, quiet, fresh=True, counts=counts)
+    finish_declaring(eng, s, deal.advance_deal(eng, s, G, nxt[:, 0]))
 
 
 # ------------------------------------------------------------------------------ declaring ends
@@ -143,13 +164,14 @@ def finish_declaring(eng, s, G) -> None:
         begin_bury(eng, s, G, np.where(s.first_hand[G], s.first_drawer[G], s.dealer[G]),
                    np.full(G.size, trump))
         return
-    has = s.decl_player[G] >= 0
+    player = s.decl_player[G]
+    has = player >= 0
     every = has.all()  # the usual case: no fallback, no subset
     D = G if every else G[has]
     if D.size:
         trump = np.where(s.decl_kind[D] == declare.LEVEL, s.decl_suit[D], NT)
         starter = (s.first_declarer[D] if cfg.first_hand_dealer == "FIRST_DECLARER"
-                   else s.decl_player[D])
+                   else player if every else player[has])
         begin_bury(eng, s, D, np.where(s.first_hand[D], starter, s.dealer[D]), trump)
     if not every:
         for g in G[~has]:
@@ -194,24 +216,25 @@ def _initial_side(eng, dealers):
     the dealer alone until the friend card is named."""
     if eng.find_friend:
         return np.arange(4)[None, :] == np.asarray(dealers).reshape(-1, 1)
-    return seats.FIXED_DEALER_SIDE[dealers]
+    return seats.FIXED_DEALER_SIDE.take(dealers, axis=0)
 
 
 def begin_bury(eng, s, G, dealers, trumps) -> None:
     """Dealer and trump are fixed in games ``G`` (``int[g]`` each): the dealer takes the kitty
     (§5)."""
-    dealers, trumps = np.asarray(dealers, dtype=np.int64), np.asarray(trumps, dtype=np.int64)
+    # (any integer dtype: seats 0-3 and trumps 0-4 index and add exactly, ctx ≤ 64 even in int8)
+    dealers, trumps = np.asarray(dealers), np.asarray(trumps)
     s.dealer[G], s.trump[G] = dealers, trumps
     s.dealer_side[G] = _initial_side(eng, dealers)
     s.level[G] = level = s.seat_levels[G, dealers]
-    s.ctx[G] = ctx = context_id(level.astype(np.int64), trumps)
+    s.ctx[G] = ctx = context_id(level, trumps)  # (int8 level · 5 ≤ 60, + int64 trump: int64)
     s.eff[G] = eng.tables.eff.take(ctx, axis=0)
     s.idx[G] = eng.tables.idx.take(ctx, axis=0)
-    kitty = s.kitty[G]
+    kitty = rows(s.kitty, G)
     s.picked_up[G] = kitty
-    s.hands[G, dealers] += kitty  # games without repeats: one row each
+    s.hands.reshape(-1, 54)[G * 4 + dealers] += kitty  # games without repeats: one row each
     s.kitty[G] = 0
-    s.phase[G], s.to_act[G] = Phase.BURY, dealers
+    s.phase[G], s.to_act[G] = BURY, dealers
     if eng.cfg.kitty_size == 0:
         trick.begin_play(s, G)
         after_bury(eng, s, G)
@@ -266,31 +289,41 @@ def note_reveals(eng, s, G) -> None:
 def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     """Score finished hands (§10), write rewards, then end the episodes or deal on."""
     cfg, sw = eng.cfg, eng.switches
-    G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus.copy()
+    G, winners, plays, bonus = ended.games, ended.winners, ended.plays, ended.bonus  # int64[g]
     if eng.find_friend:
         note_reveals(eng, s, G)
-    dealer = s.dealer[G].astype(np.int64)
+    dealer = s.dealer[G]  # int8[g] (its sums below are int64)
     attackers = ~s.dealer_side[G]                     # bool[g, 4]
-    dug = attackers[np.arange(G.size), winners]
-    for i in (dug & (bonus < 0)).nonzero()[0]:
+    # the kitty was dug (an attacker won the last trick): needed only where the scalar rules
+    # value the bonus (-1: a tractor in the basis; rare) or change the levels
+    dug = None
+    if not sw.vector_levels or bonus.min(initial=0) < 0:
+        dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
+    scalar = () if dug is None else (dug & (bonus < 0)).nonzero()[0]
+    if len(scalar):
+        bonus = bonus.copy()
+    for i in scalar:
         g = int(G[i])
         ctx = eng.tables.context(s.level.item(g), s.trump.item(g))
         basis = plays[i, 0] if cfg.kitty_multiplier_basis == "LEAD" else \
             plays[i, (winners[i] - s.leader.item(g)) % 4]
         bonus[i] = scoring.kitty_bonus(s.kitty[g], basis, ctx, cfg)
-    s.kitty_bonus[G] = np.maximum(bonus, 0)
-    points = s.captured[G].astype(np.int64) + s.kitty_bonus[G] + s.penalty[G]
+    kitty_bonus = np.maximum(bonus, 0)  # int64[g], as stored
+    s.kitty_bonus[G] = kitty_bonus
+    points = s.captured[G] + kitty_bonus + s.penalty[G]  # (int16 + int64 + int32: int64)
     s.attacker_points[G] = points
-    # §10.3 level change, as rules.scoring.level_outcome
+    # §10.3 level change, as rules.scoring.level_outcome: with q whole steps of the points
+    # (p >= 0), the attackers take over at q >= 2 and gain q - 2; the dealer side gains 3 at
+    # 0 points, 2 below one step, 1 below two steps, else 0
     step, p = cfg.level_step, np.maximum(points, 0)
-    take = p >= 2 * step
-    # 3 at 0 points, 2 below one step, 1 below two steps, else 0 (one comparison each)
-    dealer_gain = ((p == 0).astype(np.int64) + (p < step)) + (p < 2 * step)
-    att_gain = np.where(take, (p - 2 * step) // step, 0)
+    q = p // step
+    take = q >= 2
+    dealer_gain = (2 - np.minimum(q, 2)) + (p == 0)
+    att_gain = np.maximum(q - 2, 0)
     outcome = np.empty((G.size, 3), dtype=np.int64)  # (np.stack of the three costs twice this)
     outcome[:, 0], outcome[:, 1], outcome[:, 2] = dealer_gain, take, att_gain
     s.outcome[G] = outcome
-    _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
+    over = _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug)
     if eng.find_friend:  # §10.4's equivalent formulation, by the hand's actual sides
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
@@ -298,7 +331,8 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
             s.next_dealer[g] = scoring.next_dealer(int(dealer[i]), out, cfg, dealer_side=side)
     else:
         s.next_dealer[G] = (dealer + np.where(take, 1, sw.hold_next)) % 4  # §10.4
-    over = s.winner_seats[G].any(1)
+    if over is None:
+        over = s.winner_seats[G].any(1)
     rewards[G] += _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over)
     if eng.episode == "match":
         more = G[~over]
@@ -310,9 +344,18 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
 
 
-def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
+@lru_cache(maxsize=64)
+def _row_starts4(n: int) -> np.ndarray:
+    """``int64[n]`` (cached, read-only): where row i starts in a flat ``[n·4]`` array."""
+    a = np.arange(0, 4 * n, 4)
+    a.flags.writeable = False
+    return a
+
+
+def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug):
     """§10.3-10.5: the side that goes up gains its levels; a team passing A wins. Find-friends
-    (§10.6): each seat of the gaining side gains from its own level; seats passing A win."""
+    (§10.6): each seat of the gaining side gains from its own level; seats passing A win.
+    Returns ``bool[g]`` the games whose match is won, when it has them at hand (else None)."""
     if eng.find_friend:
         if eng.switches.vector_levels:
             gainers = s.dealer_side[G] != take[:, None]        # bool[g, 4]
@@ -320,7 +363,7 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
             target = s.seat_levels[G].astype(np.int64) + np.where(gainers, gain, 0)
             s.winner_seats[G] = gainers & (target > 12)
             s.seat_levels[G] = np.minimum(target, 12)
-            return
+            return None
         for i, g in enumerate(G):
             out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
             levels, w = scoring.apply_seat_level_change(
@@ -328,17 +371,18 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
                 attackers_won_last_trick=bool(dug[i]))
             s.seat_levels[g] = levels
             s.winner_seats[g] = np.isin(np.arange(4), list(w))
-        return
+        return None
     team = seats.team(dealer) ^ take  # the side that goes up: the dealer's team, or the other
     if eng.switches.vector_levels:
         # seat t (0 or 1) is on team t: its level is the team's
-        target = s.seat_levels[G, team].astype(np.int64) + np.where(take, att_gain, dealer_gain)
+        # (int8 + int64: int64; one of the two gains is 0)
+        target = s.seat_levels[G, team] + (att_gain + dealer_gain)
         won = target > 12
         gainers = seats.SEATS_OF_TEAM[team]          # bool[g, 4]
         s.seat_levels[G] = np.where(gainers, np.minimum(target, 12)[:, None], s.seat_levels[G])
         s.winner_team[G] = np.where(won, team, -1)
         s.winner_seats[G] = won[:, None] & gainers
-        return
+        return won  # (a team's two seats win together)
     for i, g in enumerate(G):  # MUST_DEFEND_A, mandatory levels, reset at A: the scalar rules
         out = scoring.LevelOutcome(int(dealer_gain[i]), bool(take[i]), int(att_gain[i]))
         team_levels = tuple(int(s.seat_levels[g, seats.team_seats(t)[0]]) for t in (0, 1))
@@ -347,13 +391,16 @@ def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug) -> None:
         s.seat_levels[g] = np.asarray(levels)[seats.team(np.arange(4))]
         s.winner_team[g] = -1 if w is None else w
         s.winner_seats[g] = w is not None and seats.SEATS_OF_TEAM[w]
+    return None
 
 
 def _hand_rewards(eng, s, G, attackers, take, dealer_gain, att_gain, points, over):
     """``float32[g, 4]`` (DESIGN §4): the attackers' value ``r``, the dealer side ``-r``."""
     step = eng.cfg.level_step
     if eng.reward == "levels":
-        r = np.where(take, 1 + att_gain, -dealer_gain).astype(np.float32)
+        # 1 + attackers' gain if they take over, else minus the dealer side's gain (one of
+        # the two gains is 0)
+        r = (take + att_gain - dealer_gain).astype(np.float32)
     elif eng.reward == "points":
         r = np.clip((points - 2 * step) / (2 * step), -1, 1).astype(np.float32)
     else:

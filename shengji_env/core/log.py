@@ -7,6 +7,8 @@ moved into ``state.history[g]`` as ``(seat, action)`` pairs, ``(-1, -1)`` markin
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .state import LOG_LEN, BatchState
@@ -15,18 +17,28 @@ from .state import LOG_LEN, BatchState
 def record(s: BatchState, G, actions) -> None:
     """Append ``actions`` (``int[g]``) of the seats to act in games ``G`` to their logs."""
     every = G.size == s.num_games  # G = arange(B) (a step of the whole batch): no gathers
-    n = (s.log_len if every else s.log_len[G]).astype(np.int64)
-    if (n >= LOG_LEN).any():  # a long episode (redeals): move the log into history
+    n = s.log_len if every else s.log_len[G]  # int16[g]
+    if n.max(initial=0) >= LOG_LEN:  # a long episode (redeals): move the log into history
         for g in G[n >= LOG_LEN]:
             spill(s, int(g))
-        n = s.log_len[G].astype(np.int64)
-    # one entry per game: a flat index into the log
-    seats = (s.to_act if every else s.to_act[G]).astype(np.int16)
-    s.log.reshape(-1)[G * LOG_LEN + n] = (seats << 8) | actions.astype(np.int16)
+        n = s.log_len[G]
+    # one entry per game: a flat index into the log (int64: the int16 counts are added to it)
+    at = (_row_starts(s.num_games) if every else G * LOG_LEN) + n
+    seats = s.to_act if every else s.to_act[G]
+    s.log.reshape(-1)[at] = np.left_shift(seats, 8, dtype=np.int16) | actions
     if every:
         s.log_len += 1
     else:
         s.log_len[G] += 1
+
+
+@lru_cache(maxsize=16)
+def _row_starts(B: int) -> np.ndarray:
+    """``int64[B]`` (cached, read-only): where game g's row starts in the flat ``[B·LOG_LEN]``
+    log."""
+    a = np.arange(0, B * LOG_LEN, LOG_LEN)
+    a.flags.writeable = False
+    return a
 
 
 def record_one(s: BatchState, g: int, action: int) -> None:
