@@ -156,6 +156,7 @@ CASES = [
     (reset_games([2]), ValueError, ["games=[2]", "0-1"]),
     (reset_games([0.5]), ValueError, ["games=[0.5]", "0-1"]),
     (reset_games([True]), ValueError, ["games=[True]", "0-1"]),
+    (reset_games([1, 0, 1]), ValueError, ["games=[1, 0, 1]", "at most once"]),
     # VecEnv
     (lambda: VecEnv(0), ValueError, ["num_envs=0", "positive int"]),
     (lambda: VecEnv(True), ValueError, ["num_envs=True", "positive int"]),

@@ -171,6 +171,11 @@ class Engine:
         if G.dtype.kind not in "iu" or G.view(np.uint64).max() >= s.num_games:
             raise ValueError(f"games={np.asarray(games).tolist()!r}; expected game indices "
                              f"0-{s.num_games - 1} (ints)")
+        # a game listed twice would be dealt twice in one call (the second deal's cards added
+        # to the first's): refused (a set of a few ints costs well under a microsecond)
+        if G.size > 1 and len(set(G.tolist())) < G.size:
+            raise ValueError(f"games={np.asarray(games).tolist()!r}; expected each game index "
+                             f"at most once")
         hand.start_episodes(self, s, G)
 
     def game_log(self, s: BatchState, g: int) -> list[tuple[int, int]]:
