@@ -125,7 +125,7 @@ def start_hands(eng, s, G, dealers, drawers, first_hands=False) -> None:
         s.dealer_side[G] = np.where(~first[:, None], _initial_side(eng, np.maximum(dealers, 0)),
                                     False)
         s.level[G] = s.seat_levels[G, np.maximum(dealers, 0)]
-        level = None  # (read back by prepare_counts: a game listed twice keeps its last)
+        level = None  # (prepare_counts reads each game's level from the state)
     # the hand's facts cleared (one chained assignment each: no loop over names, no getattr;
     # ``dealt`` is written for every game by the first deal below)
     s.hands[G] = s.kitty[G] = s.picked_up[G] = s.selection[G] = s.trick[G] = s.lead[G] = 0
