@@ -15,6 +15,8 @@ a take of rows ``G·4 + seats`` of the ``[B·4, 54]`` view (callgrind).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -73,3 +75,13 @@ _ITEM_ROWS = 256  # the crossover of the two assignments (timeit above; ~300 row
 
 
 __all__ = ["count_sum", "put_rows", "rows", "seat_rows"]
+
+
+@lru_cache(maxsize=64)
+def row_starts(n: int, width: int = 1) -> np.ndarray:
+    """``int64[n]`` (cached, read-only): where row i starts in a flat ``[n·width]`` array
+    (``arange(n)`` for width 1: every game's index). Cached because building it is a Python-level
+    call that costs more than its use in a step."""
+    a = np.arange(0, n * width, width)
+    a.flags.writeable = False
+    return a

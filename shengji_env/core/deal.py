@@ -131,15 +131,13 @@ def _declaration_facts(eng) -> np.ndarray:
 
 
 def _action_cards(eng) -> np.ndarray:
-    """``int64[D·13]``: at ``a·13 + level``, the card DECLARE action ``a`` shows at that level
-    (the level card of its suit, or its joker; cached on the engine's tables)."""
+    """``int64[13, D]``: at each level, the card DECLARE action ``a`` shows and counts (the
+    level card of its suit, or its joker: ``_HELD_COLS`` of the action's column; cached on the
+    engine's tables)."""
     T = eng.tables
     cached = T.__dict__.get("_action_cards")
     if cached is None:
-        level = np.arange(13)
-        cached = T.__dict__["_action_cards"] = np.where(
-            (T.decl_kind == 0)[:, None], T.decl_suit.astype(np.int64)[:, None] * 13 + level,
-            51 + T.decl_kind.astype(np.int64)[:, None]).reshape(-1)
+        cached = T.__dict__["_action_cards"] = _HELD_COLS.take(T.decl_col, axis=1)
     return cached
 
 
@@ -278,27 +276,23 @@ def _fewest_needed(eng, s, G) -> np.ndarray:
 
 def _need_by_position(eng, s, G, cur=None, player=None) -> np.ndarray:
     """``int8[g, 1, 24]`` — ``_fewest_needed`` of the receivers of a round's positions q = 0-3
-    (seat (first drawer + q) % 4), the six columns of each position in turn. The table's rows
-    are read for the receivers directly (same player: the receiver made the current
-    declaration), not read per seat and then gathered by position."""
+    (seat (first drawer + q) % 4), the six columns of each position in turn."""
     recv = _RECEIVERS.take(s.first_drawer[G], axis=0)  # int64[g, 4]: receiver of position q
+    return _need_of_seats(eng, s, G, recv, cur, player).reshape(G.size, 1, 24)
+
+
+def _need_of_seats(eng, s, G, seats, cur=None, player=None) -> np.ndarray:
+    """``int8[g, 4, 6]`` — ``_fewest_needed`` of ``seats`` (``int[g, 4]``) of games G. The
+    table's rows are read for those seats directly (same player: the seat made the current
+    declaration), not read per seat and then gathered. ``cur``, ``player``: the games' current
+    declarations (rows of the declaration table) and ``decl_player``, when the caller has them."""
     if cur is None:
         cur = _current(eng, s, G)
     if cur is None:  # a declaration outside the action table: the formula per seat
-        need = _fewest_needed(eng, s, G)                                # int8[g, 4, 6]
-        return need[np.arange(G.size)[:, None], recv].reshape(G.size, 1, 24)
+        return _fewest_needed(eng, s, G)[np.arange(G.size)[:, None], seats]
     if player is None:
         player = s.decl_player[G]
-    same_p = (recv == player[:, None]).view(np.int8)
-    return _fewest_table(eng)[0][same_p, cur[:, None]].reshape(G.size, 1, 24)
-
-
-def _need_of_seats(eng, s, G, asked) -> np.ndarray:
-    """``int8[g, 4, 6]`` — ``_fewest_needed`` of seats ``asked`` (``int[g, 4]``) of games G."""
-    cur = _current(eng, s, G)
-    if cur is None:  # a declaration outside the action table: the formula per seat
-        return _fewest_needed(eng, s, G)[np.arange(G.size)[:, None], asked]
-    same_p = (asked == s.decl_player[G][:, None]).view(np.int8)
+    same_p = (seats == player[:, None]).view(np.int8)
     return _fewest_table(eng)[0][same_p, cur[:, None]]
 
 
@@ -403,7 +397,8 @@ def step_declare(eng, s, G, actions) -> np.ndarray:
     s.decl_player[D], s.decl_kind[D], s.decl_suit[D], s.decl_k[D] = ds, kind, suit, k
     first = s.first_declarer[D]
     s.first_declarer[D] = np.where(first < 0, ds, first)
-    card = _action_cards(eng).take(a * 13 + s.level[D])  # the card shown: level card or joker
+    cards = _action_cards(eng)  # [13, D]: the card shown, level card or joker
+    card = cards.reshape(-1).take(np.multiply(s.level[D], cards.shape[1], dtype=np.int64) + a)
     at = (D * 4 + ds) * 54 + card  # int64[d]: (game, seat, card) in the flat shown
     shown = s.shown.reshape(-1)
     shown[at] = np.maximum(shown.take(at), k)
@@ -432,19 +427,10 @@ def mask_declare(eng, s, G, out):
     who = s.to_act[G]  # int8[g]
     out[:, PASS] = True
     T = eng.tables
-    at = ((G * 4 + who) * 54)[:, None] + _action_held_cards(eng).take(s.level[G], axis=0)
+    at = ((G * 4 + who) * 54)[:, None] + _action_cards(eng).take(s.level[G], axis=0)
     holds = s.hands.reshape(-1).take(at) >= T.decl_k  # (uint8 counts against int8: exact)
     out[:, DECLARE_BASE:DECLARE_BASE + T.decl_k.size] = holds & _allowed_of(eng, s, G, who)
 
-
-def _action_held_cards(eng) -> np.ndarray:
-    """``int64[13, D]``: at each level, the card whose copies each DECLARE action counts (the
-    level card of its suit, or its joker; ``_HELD_COLS`` of the action's column; cached)."""
-    T = eng.tables
-    cached = T.__dict__.get("_action_held_cards")
-    if cached is None:
-        cached = T.__dict__["_action_held_cards"] = _HELD_COLS.take(T.decl_col, axis=1)
-    return cached
 
 
 __all__ = ["advance_deal", "advance_window", "mask_declare", "plan_deal", "post_deal_mode",

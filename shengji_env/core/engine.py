@@ -25,8 +25,6 @@ fast paths (``core/one_game.py`` for the PLAY phase) with exactly the same resul
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from .. import cards
@@ -34,7 +32,7 @@ from ..rules.actions import DECLARE_BASE, PASS, Phase, action_layout
 from ..rules.config import Rules
 from ..rules.game import check_supported
 from . import deal, hand, log, observe, one_game, trick
-from .counts import put_rows
+from .counts import put_rows, row_starts
 from .state import BatchState
 from .tables import Switches, Tables
 
@@ -45,22 +43,6 @@ DECLARE, NAME, BURY, PLAY, CHOOSE, OVER, FRIEND = (int(p) for p in Phase)
 def _is_int(x) -> bool:
     """A python or numpy int, not a bool (``True == 1`` would pass as seat 1)."""
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-@lru_cache(maxsize=16)
-def _row_starts(B: int, A: int) -> np.ndarray:
-    """``int64[B]`` (cached, read-only): where game g's row starts in a flat ``[B·A]`` mask."""
-    a = np.arange(0, B * A, A)
-    a.flags.writeable = False
-    return a
-
-
-@lru_cache(maxsize=16)
-def _everyone(B: int) -> np.ndarray:
-    """``int64[B]`` (cached, read-only): every game's index, ``arange(B)``."""
-    a = np.arange(B)
-    a.flags.writeable = False
-    return a
 
 
 def _short(x) -> str:
@@ -192,7 +174,7 @@ class Engine:
             return s.mask
         mask = np.zeros((s.num_games, self.num_actions), dtype=bool)
         count = np.bincount(s.phase, minlength=len(Phase)).tolist()
-        everyone = _everyone(s.num_games)
+        everyone = row_starts(s.num_games)
         todo = [phase for phase, n in enumerate(count) if n and phase != OVER]
         if s.num_games > count[PLAY] >= s.num_games // 2:
             # most games play (the steady state of a large batch): the PLAY rules over every
@@ -264,7 +246,7 @@ class Engine:
             live = (~s.done).nonzero()[0]
             self._apply(s, live, actions[live], rewards)
         else:
-            self._apply(s, _everyone(s.num_games), actions, rewards)
+            self._apply(s, row_starts(s.num_games), actions, rewards)
         while self.auto_forced:
             mask = self.legal_mask(s)
             forced = ((mask.sum(1) == 1) & ~s.done).nonzero()[0]
@@ -281,7 +263,7 @@ class Engine:
         # full test below, which also lets finished games pass any action
         # (in range: the largest as uint64 below A, a negative one being ≥ 2^63 there)
         if (a.size and a.view(np.uint64).max() < A
-                and mask.reshape(-1).take(_row_starts(a.size, A) + a).all()):
+                and mask.reshape(-1).take(row_starts(a.size, A) + a).all()):
             return a
         inside = (a >= 0) & (a < self.num_actions)
         legal = inside & mask.reshape(-1)[np.arange(a.size) * self.num_actions + a * inside]

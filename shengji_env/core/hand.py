@@ -27,7 +27,7 @@ from ..rules.actions import Phase
 from ..rules.game import ORDERED_DECKS
 from ..rules.order import NT
 from . import deal, log, trick
-from .counts import rows
+from .counts import row_starts, rows
 from .tables import context_id
 
 DECLARE, BURY, OVER, PLAY, FRIEND = (int(Phase.DECLARE), int(Phase.BURY), int(Phase.OVER),
@@ -71,7 +71,7 @@ def start_episodes(eng, s, G) -> None:
     s.winner_team[G] = -1
     s.winner_seats[G] = False
     s.mask = None
-    start_hands(eng, s, G, dealers, drawers, first_hands=eng.dealer is None)
+    start_hands(eng, s, G, dealers, drawers)
 
 
 @lru_cache(maxsize=256)  # (batch sizes × the two values of a setup)
@@ -95,30 +95,25 @@ def _fixed_seat_levels(levels: tuple) -> np.ndarray:
     return out
 
 
-def start_hands(eng, s, G, dealers, drawers, first_hands=False) -> None:
-    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand).
-    ``first_hands``: every dealer is -1 (a new episode without a given dealer)."""
+def start_hands(eng, s, G, dealers, drawers) -> None:
+    """Shuffle (or take the given deck) and begin dealing new hands (dealer -1: first hand)."""
     cfg = eng.cfg
     ordered = ORDERED_DECKS[cfg.decks]
-    decks, has_given, rngs, owned = s.deck, s.has_given, s.rngs, s.rng_owned
+    decks, has_given = s.deck, s.has_given
     for g in G.tolist():
         deck = decks[g]
         if has_given[g]:
             deck[:] = s.given_deck[g]
             has_given[g] = False
         else:  # ``rules.game.new_deck`` (the permutation of a copy is a shuffle of it: the same
-            # draws) shuffled in place in the game's int8 row; a stream shared with a copy of
-            # the state is cloned first (``s.rng``)
+            # draws) shuffled in place in the game's int8 row
             deck[:] = ordered
-            (rngs[g] if owned[g, 0] else s.rng(g)).shuffle(deck)
+            s.rng(g).shuffle(deck)
     s.dealer[G], s.first_drawer[G] = dealers, drawers
-    if first_hands:
-        s.first_hand[G] = True
-    else:
-        first = dealers < 0
-        s.first_hand[G] = first
+    first = dealers < 0
+    s.first_hand[G] = first
     # a first hand: both teams are at the same level (checked by the engine)
-    if first_hands or first.all():  # first hands only (a new episode without a given dealer):
+    if first.all():  # first hands only (a new episode without a given dealer):
         s.dealer_side[G] = False                  # no dealer side
         s.level[G] = level = s.seat_levels[G, 0]
     else:
@@ -298,7 +293,7 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
     # value the bonus (-1: a tractor in the basis; rare) or change the levels
     dug = None
     if not sw.vector_levels or bonus.min(initial=0) < 0:
-        dug = attackers.reshape(-1).take(_row_starts4(G.size) + winners)
+        dug = attackers.reshape(-1).take(row_starts(G.size, 4) + winners)
     scalar = () if dug is None else (dug & (bonus < 0)).nonzero()[0]
     if len(scalar):
         bonus = bonus.copy()
@@ -342,14 +337,6 @@ def end_hands(eng, s, ended: trick.EndedHands, rewards) -> None:
         start_hands(eng, s, more, nxt, nxt)
         G = G[over]
     s.phase[G], s.to_act[G], s.done[G] = OVER, -1, True
-
-
-@lru_cache(maxsize=64)
-def _row_starts4(n: int) -> np.ndarray:
-    """``int64[n]`` (cached, read-only): where row i starts in a flat ``[n·4]`` array."""
-    a = np.arange(0, 4 * n, 4)
-    a.flags.writeable = False
-    return a
 
 
 def _change_levels(eng, s, G, dealer, take, dealer_gain, att_gain, dug):

@@ -7,10 +7,9 @@ moved into ``state.history[g]`` as ``(seat, action)`` pairs, ``(-1, -1)`` markin
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
+from .counts import row_starts
 from .state import LOG_LEN, BatchState
 
 
@@ -23,22 +22,13 @@ def record(s: BatchState, G, actions) -> None:
             spill(s, int(g))
         n = s.log_len[G]
     # one entry per game: a flat index into the log (int64: the int16 counts are added to it)
-    at = (_row_starts(s.num_games) if every else G * LOG_LEN) + n
+    at = (row_starts(s.num_games, LOG_LEN) if every else G * LOG_LEN) + n
     seats = s.to_act if every else s.to_act[G]
     s.log.reshape(-1)[at] = np.left_shift(seats, 8, dtype=np.int16) | actions
     if every:
         s.log_len += 1
     else:
         s.log_len[G] += 1
-
-
-@lru_cache(maxsize=16)
-def _row_starts(B: int) -> np.ndarray:
-    """``int64[B]`` (cached, read-only): where game g's row starts in the flat ``[B·LOG_LEN]``
-    log."""
-    a = np.arange(0, B * LOG_LEN, LOG_LEN)
-    a.flags.writeable = False
-    return a
 
 
 def record_one(s: BatchState, g: int, action: int) -> None:
