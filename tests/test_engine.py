@@ -70,9 +70,18 @@ def structured_pick(rng, row, hand, sel, leading):
     return int(rng.choice(legal))
 
 
-def play_both(cfg, seed, n, check_obs=True, structured=False, **kw):
+def play_both(cfg, seed, n, check_obs=True, structured=False, stats=None, **kw):
     """Random legal play in the engine and in ``n`` reference games fed the same actions
-    (``structured``: leaders prefer tuples and tractors, see ``structured_pick``)."""
+    (``structured``: leaders prefer tuples and tractors, see ``structured_pick``).
+
+    Find-friends rules (RULES.md §10.6) add their own checks: the friend card, the reveal and
+    the sides at every decision; per-seat levels and winners at the end; rewards zero-sum per
+    side (a dealer alone against three is not zero-sum per seat). ``stats``, a dict, counts
+    their hands there: ``hands``, ``alone`` (no friend), ``shown`` (the friend revealed)."""
+    friends = cfg.partnership == "FIND_FRIEND"
+    stats = {} if stats is None else stats
+    for key in ("hands", "alone", "shown"):
+        stats.setdefault(key, 0)
     eng = Engine(cfg, n, seed, **kw)
     s = eng.reset()
     given = {k: kw[k] for k in ("levels", "dealer", "episode", "reward") if k in kw}
@@ -92,6 +101,10 @@ def play_both(cfg, seed, n, check_obs=True, structured=False, **kw):
             assert (g.legal_mask() == mask[i]).all(), f"mask differs in game {i}"
             if check_obs:
                 assert np.array_equal(observe_game(g), obs[i]), f"observation differs in game {i}"
+            if friends:
+                assert int(s.friend_card[i]) == (-1 if g.friend_card is None else g.friend_card)
+                assert int(s.friend_trick[i]) == (-1 if g.friend_trick is None else g.friend_trick)
+                assert set(np.flatnonzero(s.dealer_side[i]).tolist()) == set(g.side)
             if structured:
                 seat = int(s.to_act[i])
                 leading = s.phase[i] == Phase.PLAY and s.lead_n[i] == 0
@@ -103,16 +116,36 @@ def play_both(cfg, seed, n, check_obs=True, structured=False, **kw):
         totals += rewards
         for i, g in enumerate(games):
             if not g.done:
+                hands = g.hands_played
                 assert np.array_equal(g.step(actions[i]), rewards[i])
+                if friends and g.hands_played > hands:
+                    _check_friend_hand(g, rewards[i], stats)
     for i, g in enumerate(games):
         assert g.attacker_points == int(s.attacker_points[i])
         assert g.kitty_bonus == int(s.kitty_bonus[i])
         assert g.next_dealer == int(s.next_dealer[i])
-        assert list(g.levels) == s.team_levels[i].tolist()
         assert (g.played == s.played[i]).all()
         assert g.log == eng.game_log(s, i)
-    assert np.allclose(totals.sum(1), 0), "team rewards are zero-sum"
+        if friends:
+            assert list(g.levels) == s.seat_levels[i].tolist()
+            assert set(g.winners) == set(np.flatnonzero(s.winner_seats[i]).tolist())
+        else:
+            assert list(g.levels) == s.team_levels[i].tolist()
+    if not friends:
+        assert np.allclose(totals.sum(1), 0), "team rewards are zero-sum"
     return eng, s
+
+
+def _check_friend_hand(g, rewards, stats):
+    """A find-friends hand just ended in ``g``: count it in ``stats``; its rewards are zero-sum
+    per side (the dealer side's value is minus the attackers')."""
+    stats["hands"] += 1
+    stats["alone"] += g.hand_result["friend"] is None
+    stats["shown"] += g.friend_shown is not None
+    side = np.isin(np.arange(4), list(g.hand_result["dealer_side"]))
+    assert len(set(rewards[side])) == 1 and len(set(rewards[~side])) <= 1
+    if (~side).any() and rewards.any():
+        assert rewards[side][0] == -rewards[~side][0]
 
 
 def test_agrees_with_reference_default_rules():

@@ -6,11 +6,11 @@ observations, rewards, levels, next dealers); the observation hides the unreveal
 
 import numpy as np
 import pytest
-from test_engine import check_invariants
+from test_engine import play_both
 
 from shengji_env import cards
 from shengji_env.core import Engine
-from shengji_env.core.observe import decode, observe_game
+from shengji_env.core.observe import decode
 from shengji_env.rules import Rules, scoring, seats
 from shengji_env.rules.actions import Phase, action_layout, describe_action
 from shengji_env.rules.game import Game
@@ -92,56 +92,10 @@ def test_friend_phase_after_the_bury_names_any_identity():
 
 
 def play_both_ff(cfg, seed, n, check_obs=True, **kw):
-    """Random legal play in the engine and in ``n`` reference games fed the same actions (as
-    ``test_engine.play_both``; per-seat levels, per-side zero-sum rewards)."""
-    eng = Engine(cfg, n, seed, **kw)
-    s = eng.reset()
-    given = {k: kw[k] for k in ("levels", "dealer", "episode", "reward") if k in kw}
-    games = [Game(cfg, seed + i, **given) for i in range(n)]
-    rng = np.random.default_rng(seed)
-    totals = np.zeros((n, 4))
-    stats = {"alone": 0, "shown": 0, "hands": 0}
-    while not s.done.all():
-        check_invariants(eng, s)
-        mask = eng.legal_mask(s)
-        obs = eng.observe(s) if check_obs else None
-        actions = np.zeros(n, dtype=np.int64)
-        for i, g in enumerate(games):
-            if g.done:
-                assert s.done[i]
-                continue
-            assert int(s.to_act[i]) == g.to_act
-            assert (g.legal_mask() == mask[i]).all(), f"mask differs in game {i}"
-            if check_obs:
-                assert np.array_equal(observe_game(g), obs[i]), f"observation differs in game {i}"
-            assert int(s.friend_card[i]) == (-1 if g.friend_card is None else g.friend_card)
-            assert int(s.friend_trick[i]) == (-1 if g.friend_trick is None else g.friend_trick)
-            assert set(np.flatnonzero(s.dealer_side[i]).tolist()) == set(g.side)
-            legal = np.flatnonzero(mask[i])
-            actions[i] = legal[rng.integers(legal.size)]
-        s, rewards, _ = eng.step(s, actions)
-        totals += rewards
-        for i, g in enumerate(games):
-            if not g.done:
-                hands = g.hands_played
-                assert np.array_equal(g.step(actions[i]), rewards[i])
-                if g.hands_played > hands:
-                    stats["hands"] += 1
-                    stats["alone"] += g.hand_result["friend"] is None
-                    stats["shown"] += g.friend_shown is not None
-                    side = np.isin(np.arange(4), list(g.hand_result["dealer_side"]))
-                    # per side zero-sum: the dealer side's value is minus the attackers'
-                    assert len(set(rewards[i][side])) == 1 and len(set(rewards[i][~side])) <= 1
-                    if (~side).any() and rewards[i].any():
-                        assert rewards[i][side][0] == -rewards[i][~side][0]
-    for i, g in enumerate(games):
-        assert g.attacker_points == int(s.attacker_points[i])
-        assert g.kitty_bonus == int(s.kitty_bonus[i])
-        assert g.next_dealer == int(s.next_dealer[i])
-        assert list(g.levels) == s.seat_levels[i].tolist()
-        assert set(g.winners) == set(np.flatnonzero(s.winner_seats[i]).tolist())
-        assert (g.played == s.played[i]).all()
-        assert g.log == eng.game_log(s, i)
+    """``test_engine.play_both`` under find-friends rules (its friend, side, per-seat level and
+    per-side zero-sum checks); returns the engine, the state and the counts of its hands."""
+    stats = {}
+    eng, s = play_both(cfg, seed, n, check_obs=check_obs, stats=stats, **kw)
     return eng, s, stats
 
 
