@@ -1,0 +1,57 @@
+"""Bad input the other ``test_bad_input_*`` files do not reach (DESIGN.md §7): agent-spec options
+checked against the factory's annotations, the CLIs' leftover flags and paths, the AEC env's agent
+names. An error names the value and what is allowed; a CLI prints one line and exits 2; nothing
+is silently coerced, ignored or written somewhere else.
+
+Each table case is (input, substrings that must all appear in the message); the first substring
+names the offending value.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.specs import parse, resolve
+from shengji_env import Rules
+
+BOT = "agents/bot/weights/bot.pt"  # a checkpoint file: its options go through load_policy
+
+SPECS = [
+    # a factory's int(worlds) or `if sample:` used to turn these into 2, 1, True, True
+    ("pimc?worlds=2.5", ["worlds=2.5", "an integer"]),
+    ("pimc?worlds=true", ["worlds=True", "an integer"]),
+    ("pimc?worlds=abc", ["worlds='abc'", "an integer"]),
+    ("pimc?worlds=.nan", ["worlds=nan", "an integer"]),
+    ("pimc?worlds=1e9", ["worlds=1000000000.0", "an integer"]),  # was a MemoryError
+    ("pimc?z=.inf", ["z=inf", "a finite number"]),
+    ("pimc?time_ms=.nan", ["time_ms=nan", "a finite number or none"]),
+    ("pimc?rollout=3", ["rollout=3", "a string"]),
+    ("bot?sample=maybe", ["sample='maybe'", "true or false"]),
+    ("bot?sample=2", ["sample=2", "true or false"]),
+    ("bot?threads=1.5", ["threads=1.5", "an integer or none"]),
+    ("heuristic?strict=maybe", ["strict='maybe'", "true or false"]),
+    ("heuristic?cache_size=big", ["cache_size='big'", "an integer"]),
+    (f"{BOT}?sample=maybe", ["sample='maybe'", "true or false"]),
+    (f"{BOT}?x=1", ["bot.pt?x=1", "load_policy(", "['x']"]),  # was "load_policy() got an..."
+    # an empty name was Path("") — the working folder, loaded as a run folder
+    ("?x=1", ["'?x=1'", "no agent name"]),
+    ("  ?sample=true", ["no agent name"]),
+    # the last of two values silently won
+    ("heuristic?strict=true&strict=false", ["'strict' is given twice"]),
+]
+
+
+@pytest.mark.parametrize("spec, words", SPECS, ids=[s for s, _ in SPECS])
+def test_bad_spec_options_name_the_option(spec, words):
+    with pytest.raises(ValueError) as info:
+        resolve(spec, Rules())
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+def test_spec_options_of_the_right_kind_still_build():
+    pimc = resolve("pimc?worlds=3&z=1&seed=none&time_ms=", Rules())
+    assert (pimc.worlds, pimc.z, pimc.seed, pimc.time_ms) == (3, 1.0, None, None)
+    assert resolve("heuristic?strict=true&cache_size=8", Rules()).strict is True
+    assert resolve(f"{BOT}?sample=true&threads=none", Rules()).sample is True
+    assert parse("pimc?seed=none").options == {"seed": "none"}  # parse keeps the text
