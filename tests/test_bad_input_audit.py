@@ -55,3 +55,24 @@ def test_spec_options_of_the_right_kind_still_build():
     assert resolve("heuristic?strict=true&cache_size=8", Rules()).strict is True
     assert resolve(f"{BOT}?sample=true&threads=none", Rules()).sample is True
     assert parse("pimc?seed=none").options == {"seed": "none"}  # parse keeps the text
+
+
+def test_many_workers_on_few_hands_start_no_idle_processes(monkeypatch):
+    """``--workers 100000`` on one deal started 100,000 forked processes (a fork-started pool
+    starts every worker at once): the pool is no larger than the chunks of work."""
+    import concurrent.futures as cf
+
+    from agents.baselines.random import RandomAgent
+    from agents.eval import Deals, play_deals
+
+    sizes = []
+
+    class Pool(cf.ThreadPoolExecutor):  # records the size asked for; plays in threads
+        def __init__(self, max_workers=None, initializer=None):
+            sizes.append(max_workers)
+            super().__init__(max_workers=min(max_workers, 4))
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", Pool)
+    rec = play_deals((RandomAgent(), RandomAgent()), Deals.generate(1, Rules(), 0), Rules(),
+                     workers=100_000)
+    assert sizes == [2] and len(rec) == 2  # one deal: two hands, two chunks

@@ -295,7 +295,10 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
 
         chunks = np.array_split(np.arange(n), min(n, 8 * workers))
         parts = []
-        with cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+        # no more processes than chunks: a fork-started pool starts all max_workers at once,
+        # so --workers 100000 on one deal forked 100,000 idle copies of this process
+        with cf.ProcessPoolExecutor(max_workers=min(workers, len(chunks)),
+                                    initializer=_worker_init) as pool:
             futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows, None,
                                    save_games)
                        for rows in chunks]
