@@ -76,3 +76,54 @@ def test_many_workers_on_few_hands_start_no_idle_processes(monkeypatch):
     rec = play_deals((RandomAgent(), RandomAgent()), Deals.generate(1, Rules(), 0), Rules(),
                      workers=100_000)
     assert sizes == [2] and len(rec) == 2  # one deal: two hands, two chunks
+
+
+def _deal_file(n):
+    def make(root):
+        from agents.eval import Deals
+
+        Deals.generate(n, Rules(), 0).save(root / "d.npz")
+        return ["--load-deals", str(root / "d.npz")]
+    return make
+
+
+EVAL_CASES = [
+    # an empty path wrote the logs into the working folder / loaded no deals at all
+    (["--save-games", ""], ["--save-games ''", "a path"]),
+    (["--save-deals", " "], ["--save-deals ' '", "a path"]),
+    (["--load-deals", ""], ["--load-deals ''", "a path"]),
+    (["--rule", "=1"], ["--rule '=1'", "no option name"]),  # was "unknown rules option(s) ;"
+    (["--rule", "decks=2", "--rule", "decks=3"], ["--rule decks=2 --rule decks=3", "2 times"]),
+    (lambda root: [*_deal_file(2)(root), "--deals", "5"], ["--deals 5", "holds 2 deals"]),
+    (lambda root: ["--rule", "partnership=FIND_FRIEND", "--save-games", str(root / "g")],
+     ["save_games=", "--save-games", "writes no game logs"]),
+    (["heuristic?strict=maybe"], ["strict='maybe'", "true or false"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", EVAL_CASES, ids=[w[0] for _, w in EVAL_CASES])
+def test_eval_flags_that_were_dropped_are_refused(tmp_path, capsys, monkeypatch, argv, words):
+    from agents.eval.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = argv(tmp_path) if callable(argv) else argv
+    agents = ["random", "random"]
+    if not argv[0].startswith("--"):
+        agents, argv = ["random", *argv], []
+    try:
+        rc = main([*agents, "--no-progress", *argv])
+    except SystemExit as e:
+        rc = e.code
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err.startswith("shengji-eval: ") and "\n" not in err, err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["d.npz"])  # nothing written
+
+
+def test_eval_deal_file_with_its_own_count_still_plays(tmp_path, capsys):
+    from agents.eval.cli import main
+
+    argv = _deal_file(2)(tmp_path)
+    assert main(["random", "random", "--no-progress", "--json", *argv, "--deals", "2"]) == 0
+    assert '"deals": 2' in capsys.readouterr().out
