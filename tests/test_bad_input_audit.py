@@ -127,3 +127,44 @@ def test_eval_deal_file_with_its_own_count_still_plays(tmp_path, capsys):
     argv = _deal_file(2)(tmp_path)
     assert main(["random", "random", "--no-progress", "--json", *argv, "--deals", "2"]) == 0
     assert '"deals": 2' in capsys.readouterr().out
+
+
+PLAY_CASES = [
+    (["--seed", "-1"], ["--seed -1", ">= 0"]),  # was the engine's traceback
+    (["--seat", "5"], ["--seat", "invalid choice: 5"]),  # was a usage block and the error
+    (["--partner", "os:system"], ["agent 'os:system'", "not Rules"]),  # was a traceback
+    (["--partner", "pimc?worlds=2.5"], ["worlds=2.5", "an integer"]),
+    (["--save-games", ""], ["--save-games ''", "a folder"]),
+    # was a traceback after the whole hand was played: the log was lost
+    (lambda root: (root / "f").write_text("x") and ["--save-games", str(root / "f")],
+     ["--save-games", "it is a file"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", PLAY_CASES, ids=[w[0] for _, w in PLAY_CASES])
+def test_play_bad_flags_are_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, words):
+    from agents import play_cli
+    from shengji_env import play
+
+    argv = argv(tmp_path) if callable(argv) else argv
+    monkeypatch.setattr(play, "input_fn", lambda prompt: pytest.fail("the table started"))
+    with pytest.raises(SystemExit) as info:
+        play_cli.main(["--no-color", *argv])
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2 and err.startswith("shengji-play: ") and "\n" not in err, err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+
+
+def test_play_log_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):
+    from agents import play_cli
+    from shengji_env import gamelog, play
+
+    def refuse(self, folder):
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    monkeypatch.setattr(play, "input_fn", lambda prompt: "quit")
+    monkeypatch.setattr(gamelog.GameLog, "save", refuse)
+    assert play_cli.main(["--no-color", "--save-games", str(tmp_path / "logs")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("shengji-play: could not write the game log") and "\n" not in err, err
