@@ -168,3 +168,29 @@ def test_play_log_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypat
     assert play_cli.main(["--no-color", "--save-games", str(tmp_path / "logs")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("shengji-play: could not write the game log") and "\n" not in err, err
+
+
+def _aec(call):
+    def run():
+        from shengji_env import env
+
+        e = env()
+        e.reset(seed=0)
+        call(e)
+    return run
+
+
+AEC_CASES = [  # tuple.index's "x not in tuple" named neither the agent nor the agents
+    (_aec(lambda e: e.observe("player_9")), ["agent 'player_9'", "player_0, player_1"]),
+    (_aec(lambda e: e.observe(0)), ["agent 0", "player_3"]),
+    (_aec(lambda e: e.unwrapped.legal_actions("p1")), ["agent 'p1'", "player_0"]),
+    (_aec(lambda e: e.unwrapped.legal_actions("")), ["agent ''", "player_0"]),  # was the selection
+]
+
+
+@pytest.mark.parametrize("call, words", AEC_CASES, ids=[w[0] for _, w in AEC_CASES])
+def test_aec_unknown_agent_is_named(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
