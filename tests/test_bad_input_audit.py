@@ -194,3 +194,39 @@ def test_aec_unknown_agent_is_named(call, words):
         call()
     for w in words:
         assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+WEB_CASES = [  # checked before the server starts (and before the web extra is needed)
+    (["--port", "70000"], ["--port 70000", "1-65535"]),  # was uvicorn's OverflowError
+    (["--port", "-1"], ["--port -1", "1-65535"]),
+    (["--port", "abc"], ["--port", "'abc'"]),  # was argparse's usage block
+    (["--max-games", "0"], ["--max-games 0", ">= 1"]),  # was "busy" for every game
+    (["--host", ""], ["--host ''", "address"]),
+    (lambda root: ["--save-games", str(root / "f")], ["--save-games", "it is a file"]),
+    (lambda root: ["--agent-dir", str(root / "f")], ["--agent-dir", "it is a file"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", WEB_CASES, ids=[w[0] for _, w in WEB_CASES])
+def test_web_bad_flags_are_one_line_and_exit_2(tmp_path, capsys, argv, words):
+    from agents.web import app
+
+    (tmp_path / "f").write_text("x")
+    argv = argv(tmp_path) if callable(argv) else argv
+    with pytest.raises(SystemExit) as info:
+        app.main(argv)
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2 and err.startswith("shengji-web: ") and "\n" not in err, err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+
+
+def test_web_without_its_extra_says_how_to_install_it(capsys, monkeypatch):
+    """``import agents.web.app`` raised ModuleNotFoundError (a traceback from ``shengji-web``)
+    when the 'web' extra was not installed."""
+    from agents.web import app
+
+    monkeypatch.setattr(app, "_MISSING", ModuleNotFoundError("No module named 'starlette'"))
+    assert app.main(["--port", "8765"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pip install 'shengji-rl[web]'" in err and "starlette" in err and "\n" not in err

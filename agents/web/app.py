@@ -32,15 +32,21 @@ import contextlib
 import json
 import logging
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+try:  # the web extra; without it ``shengji-web`` says so in one line (main), not a traceback
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+except ImportError as e:
+    _MISSING: ImportError | None = e
+else:
+    _MISSING = None
 
 from shengji_env import Rules
 from shengji_env.gamelog import GameLog
@@ -329,8 +335,32 @@ class _Table:
             "story": story_items(sess.events)})
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block) and exit status 2 (DESIGN.md §7)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {' '.join(str(message).split())} (see {self.prog} --help)\n")
+
+
+def _check_args(p: argparse.ArgumentParser, args) -> None:
+    """What uvicorn would turn into a traceback or the page into a puzzle: a port outside
+    1-65535, ``--max-games 0`` (every game refused as "the server is busy"), an empty host or
+    a file where a folder is meant."""
+    if not 1 <= args.port <= 65535:
+        p.error(f"--port {args.port}: expected a port 1-65535")
+    if args.max_games < 1:
+        p.error(f"--max-games {args.max_games}: expected an int >= 1 (concurrent games)")
+    if not args.host.strip():
+        p.error(f"--host {args.host!r}: expected an address such as 127.0.0.1")
+    for flag, value in (("--save-games", args.save_games), ("--games", args.games),
+                        *(("--agent-dir", d) for d in args.agent_dir or [])):
+        if value is not None and (not value.strip() or Path(value).is_file()):
+            p.error(f"--{flag.lstrip('-')} {value!r}: expected a folder"
+                    + (" (it is a file)" if value.strip() else ""))
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="shengji-web", description=__doc__.splitlines()[0])
+    p = _Parser(prog="shengji-web", description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765)
@@ -345,7 +375,15 @@ def main(argv=None) -> int:
                    help="let the page name 'module:attr' agents and string options: imports "
                    "any module the server can see; only for a page you trust")
     args = p.parse_args(argv)
-    import uvicorn
+    _check_args(p, args)
+    try:
+        if _MISSING is not None:
+            raise _MISSING
+        import uvicorn
+    except ImportError as e:
+        print(f"shengji-web: the web table needs the 'web' extra: pip install 'shengji-rl[web]' "
+              f"({e})", file=sys.stderr)
+        return 2
 
     policy = SpecPolicy(tuple(Path(d) for d in (args.agent_dir or ["runs"])), args.allow_import)
     app = create_app(Limits(max_games=args.max_games), args.save_games, args.games, policy)
