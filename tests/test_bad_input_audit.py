@@ -230,3 +230,24 @@ def test_web_without_its_extra_says_how_to_install_it(capsys, monkeypatch):
     assert app.main(["--port", "8765"]) == 2
     err = capsys.readouterr().err.strip()
     assert "pip install 'shengji-rl[web]'" in err and "starlette" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--config", ""], ["--config ''", "a path"]),  # was "give --config ..." though it was given
+    (["--resume", " "], ["--resume ' '", "a path"]),
+])
+def test_train_empty_paths_are_named(tmp_path, capsys, monkeypatch, argv, words):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "train", Path(__file__).resolve().parents[1] / "train.py")
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    monkeypatch.chdir(tmp_path)
+    assert train.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("train.py: ") and "\n" not in err, err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+    assert list(tmp_path.iterdir()) == []
