@@ -251,3 +251,64 @@ def test_train_empty_paths_are_named(tmp_path, capsys, monkeypatch, argv, words)
     for w in words:
         assert w in err, f"{w!r} not in {err!r}"
     assert list(tmp_path.iterdir()) == []
+
+
+def _game_log():
+    import numpy as np
+
+    from shengji_env.core import Engine
+    from shengji_env.gamelog import GameLog
+
+    eng = Engine(Rules(), 1, 0)
+    s = eng.reset(seeds=[3])
+    log = GameLog.start(eng, s, ["a"] * 4, 3)
+    for _ in range(3):
+        s, _, _ = eng.step(s, np.array([int(np.flatnonzero(eng.legal_mask(s)[0])[0])]))
+    return log.finish(eng, s).to_json()
+
+
+LOG_FIELDS = [  # each failed deep in replay with an unnamed error (rules=[]: AttributeError)
+    ({"rules": []}, ["field rules=[]", "rules options"]),
+    ({"engine": {}}, ["field engine={}", "episode, reward, levels and dealer"]),
+    ({"seed": 1.5}, ["field seed=1.5", "an int"]),
+    ({"given_deck": "yes"}, ["field given_deck='yes'", "true or false"]),  # was read as True
+    ({"deck": None}, ["field deck=None", "card ids"]),
+    ({"agents": "abcd"}, ["field agents='abcd'", "agent names"]),  # was accepted
+    ({"decisions": [[0]]}, ["field decisions=[[0]]", "[seat, action id]"]),
+    ({"decisions": [[None, 1]]}, ["field decisions=[[None, 1]]", "[seat, action id]"]),
+    ({"decisions": "x" * 100}, ["field decisions='xxxx", "...", "[seat, action id]"]),
+    ({"result": 3}, ["field result=3", "null or an object"]),
+]
+
+
+@pytest.mark.parametrize("change, words", LOG_FIELDS, ids=[w[0] for _, w in LOG_FIELDS])
+def test_game_log_fields_of_the_wrong_type_are_named(change, words):
+    from shengji_env.gamelog import GameLog
+
+    with pytest.raises(ValueError) as info:
+        GameLog.from_json(_game_log() | change)
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"{not json", ["log.json is not a readable game log", "line 1"]),
+    (b"\xff\xfe", ["log.json is not a readable game log"]),  # was a UnicodeDecodeError
+    (b"[" * 100_000 + b"]" * 100_000, ["log.json is not a readable game log"]),  # RecursionError
+    (b'{"format": "shengji-game-log", "version": 1}', ["log.json", "lacks"]),
+])
+def test_game_log_file_that_is_not_one_names_the_file(tmp_path, data, words):
+    from shengji_env.gamelog import GameLog
+
+    (tmp_path / "log.json").write_bytes(data)
+    with pytest.raises(ValueError) as info:
+        GameLog.load(tmp_path / "log.json")
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+def test_a_good_game_log_still_replays(tmp_path):
+    from shengji_env.gamelog import GameLog, replay
+
+    path = GameLog.from_json(_game_log()).save(tmp_path)
+    assert len(list(replay(GameLog.load(path))[2])) == 3
