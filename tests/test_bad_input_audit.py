@@ -312,3 +312,14 @@ def test_a_good_game_log_still_replays(tmp_path):
 
     path = GameLog.from_json(_game_log()).save(tmp_path)
     assert len(list(replay(GameLog.load(path))[2])) == 3
+
+
+def test_web_message_nested_too_deeply_is_a_bad_message_not_a_crash():
+    """30,000 '[' fit the 64 KiB message limit; ``json.loads`` raised RecursionError, which
+    ended the page's game (close code 1011) instead of answering ``{"type": "error"}``."""
+    from agents.web.app import BadMessage, Limits, parse_message
+
+    for text in ("[" * 30_000, '{"type": "act", "x": ' + "[" * 30_000 + "]" * 30_000 + "}"):
+        assert len(text) <= Limits().max_message
+        with pytest.raises(BadMessage, match="nested too deeply"):
+            parse_message(text, Limits())

@@ -98,6 +98,8 @@ def parse_message(text: str, limits: Limits) -> dict:
         msg = json.loads(text)
     except ValueError:
         raise BadMessage("message is not JSON") from None
+    except RecursionError:  # '[' * 30000 fits the size limit; it ended the game (code 1011)
+        raise BadMessage("message is nested too deeply to be a game message") from None
     if not isinstance(msg, dict):
         raise BadMessage("message must be a JSON object with a 'type'")
     if msg.get("type") not in ("new", "act", "undo", "clear"):
