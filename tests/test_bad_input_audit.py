@@ -323,3 +323,46 @@ def test_web_message_nested_too_deeply_is_a_bad_message_not_a_crash():
         assert len(text) <= Limits().max_message
         with pytest.raises(BadMessage, match="nested too deeply"):
             parse_message(text, Limits())
+
+
+def _deals_call(*args, **kw):
+    def call():
+        from agents.eval import Deals
+
+        if args and args[0] == "init":
+            good = Deals.generate(1, Rules(), 0)
+            return Deals(good.decks, good.first_drawers, **kw)
+        return Deals.generate(*args, **kw)
+    return call
+
+
+DEALS_CASES = [  # the messages named neither the argument nor what is allowed
+    (_deals_call(2.5, Rules()), ValueError, ["num_deals=2.5", "int >= 1"]),
+    (_deals_call(True, Rules()), ValueError, ["num_deals=True", "int >= 1"]),  # one deal was dealt
+    (_deals_call("3", Rules()), ValueError, ["num_deals='3'", "int >= 1"]),
+    (_deals_call(2, Rules(), seed=-1), ValueError, ["seed=-1", "int >= 0"]),
+    (_deals_call(2, Rules(), seed=1.5), ValueError, ["seed=1.5", "int >= 0"]),
+    (_deals_call(2, "decks=2"), TypeError, ["shengji_env.Rules", "str"]),
+    # a deal set that saved but could not be loaded back
+    (_deals_call("init", seed="x"), ValueError, ["seed='x'", "int >= 0"]),
+    (_deals_call("init", seed=1.5), ValueError, ["seed=1.5", "int >= 0"]),
+]
+
+
+@pytest.mark.parametrize("call, exc, words", DEALS_CASES, ids=[w[0] for _, _, w in DEALS_CASES])
+def test_deals_arguments_are_named(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+def test_deals_with_numpy_ints_still_round_trip(tmp_path):
+    import numpy as np
+
+    from agents.eval import Deals
+
+    d = Deals.generate(np.int64(2), Rules(), seed=np.int64(5))
+    d.save(tmp_path / "d.npz")
+    back = Deals.load(tmp_path / "d.npz")
+    assert back.seed == 5 and type(back.seed) is int and np.array_equal(back.decks, d.decks)
