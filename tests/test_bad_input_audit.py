@@ -92,6 +92,8 @@ EVAL_CASES = [
     (["--save-games", ""], ["--save-games ''", "a path"]),
     (["--save-deals", " "], ["--save-deals ' '", "a path"]),
     (["--load-deals", ""], ["--load-deals ''", "a path"]),
+    (lambda root: (root / "d.npz").write_text("x") and ["--save-games", str(root / "d.npz")],
+     ["d.npz' is a file", "a folder"]),  # was "[Errno 20] Not a directory" after a hand
     (["--rule", "=1"], ["--rule '=1'", "no option name"]),  # was "unknown rules option(s) ;"
     (["--rule", "decks=2", "--rule", "decks=3"], ["--rule decks=2 --rule decks=3", "2 times"]),
     (lambda root: [*_deal_file(2)(root), "--deals", "5"], ["--deals 5", "holds 2 deals"]),

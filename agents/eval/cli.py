@@ -276,6 +276,9 @@ def _check_flags(args) -> None:
                         ("--save-games", args.save_games)):
         if value is not None and not value.strip():
             raise ValueError(f"{flag} {value!r}: expected a path")
+    if args.save_games is not None and Path(args.save_games).is_file():  # found after a hand
+        raise ValueError(f"--save-games {args.save_games!r} is a file; expected a folder to "
+                         "write the game logs in")
     names = [name for name, _ in args.rule]
     for name in names:
         if names.count(name) > 1:
