@@ -31,6 +31,7 @@ SPECS = [
     ("bot?threads=1.5", ["threads=1.5", "an integer or none"]),
     ("heuristic?strict=maybe", ["strict='maybe'", "true or false"]),
     ("heuristic?cache_size=big", ["cache_size='big'", "an integer"]),
+    ("heuristic?cache_size=-1", ["cache_size=-1", "int >= 0"]),  # was accepted
     (f"{BOT}?sample=maybe", ["sample='maybe'", "true or false"]),
     (f"{BOT}?x=1", ["bot.pt?x=1", "load_policy(", "['x']"]),  # was "load_policy() got an..."
     # an empty name was Path("") — the working folder, loaded as a run folder
