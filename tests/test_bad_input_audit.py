@@ -369,3 +369,38 @@ def test_deals_with_numpy_ints_still_round_trip(tmp_path):
     d.save(tmp_path / "d.npz")
     back = Deals.load(tmp_path / "d.npz")
     assert back.seed == 5 and type(back.seed) is int and np.array_equal(back.decks, d.decks)
+
+
+def _checkpoint(tmp_path, **changes):
+    import torch
+
+    from agents.checkpoint import rules_to_dict
+    from agents.learners.nets import PolicyValueNet
+
+    net = PolicyValueNet(Rules(), hidden=8)
+    state = {"format": "shengji-rl/ppo", "version": 2, "model": net.state_dict(),
+             "net": net.spec(), "rules": rules_to_dict(Rules()), **changes}
+    torch.save(state, tmp_path / "ckpt.pt")
+    return tmp_path / "ckpt.pt"
+
+
+def test_checkpoint_with_nan_weights_is_refused(tmp_path):
+    """A diverged run's weights loaded and played (a masked argmax over NaN logits)."""
+    import torch
+
+    from agents.checkpoint import load_policy
+    from agents.learners.nets import PolicyValueNet
+
+    model = PolicyValueNet(Rules(), hidden=8).state_dict()
+    name = next(k for k, v in model.items() if v.is_floating_point())
+    model[name] = torch.full_like(model[name], float("nan"))
+    with pytest.raises(ValueError, match=f"weight {name} holds NaN or infinite"):
+        load_policy(_checkpoint(tmp_path, model=model), Rules())
+    assert load_policy(_checkpoint(tmp_path), Rules()) is not None  # finite weights still load
+
+
+def test_checkpoint_version_true_is_not_version_1(tmp_path):
+    from agents.checkpoint import load_checkpoint
+
+    with pytest.raises(ValueError, match="checkpoint version True"):
+        load_checkpoint(_checkpoint(tmp_path, version=True))
