@@ -101,6 +101,7 @@ EVAL_CASES = [
     (lambda root: ["--rule", "partnership=FIND_FRIEND", "--save-games", str(root / "g")],
      ["save_games=", "--save-games", "writes no game logs"]),
     (["heuristic?strict=maybe"], ["strict='maybe'", "true or false"]),
+    (["--seating", "pairs"], ["--seating pairs", "find-friends only"]),  # was ignored
 ]
 
 

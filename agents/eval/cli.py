@@ -260,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batched", action="store_true",
                    help="play all hands in lockstep through the batched engine (faster; random "
                         "agents then share one random stream)")
-    p.add_argument("--seating", choices=("one", "pairs"), default="one",
+    p.add_argument("--seating", choices=("one", "pairs"), default=None,
                    help="find-friends only: agent A holds one seat (rotated through the four; "
                         "default) or two opposite seats")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -309,6 +309,10 @@ def main(argv: list[str] | None = None) -> int:
                                  "disagree; give the number of decks once")
         rules = Rules(**options)
         check_supported(rules)
+        if args.seating is not None and rules.partnership != "FIND_FRIEND":  # it was ignored
+            raise ValueError(f"--seating {args.seating}: seatings are for find-friends only "
+                             "(--rule partnership=FIND_FRIEND); fixed teams always hold two "
+                             "opposite seats")
         if args.load_deals is not None:
             deals = Deals.load(args.load_deals)
             if args.deals is not None and args.deals != len(deals):  # it was ignored
@@ -321,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
                        workers=args.workers, batched=args.batched, save_games=args.save_games,
-                       seating=args.seating)
+                       seating=args.seating or "one")
     except (ValueError, TypeError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
