@@ -405,3 +405,29 @@ def test_checkpoint_version_true_is_not_version_1(tmp_path):
 
     with pytest.raises(ValueError, match="checkpoint version True"):
         load_checkpoint(_checkpoint(tmp_path, version=True))
+
+
+@pytest.mark.parametrize("text, words", [
+    # PyYAML kept the last 'run' silently: num_envs, total_updates and run_root were lost
+    ("run: {name: t, num_envs: 2}\nlearner: ppo\nrun: {seed: 1}\n",
+     ["cfg.yaml is not valid YAML", "key 'run' is given twice", "first on line 1", "line 3"]),
+    ("run:\n  name: t\n  seed: 1\n  seed: 2\n", ["key 'seed' is given twice", "first on line 3"]),
+])
+def test_train_config_with_a_key_given_twice_is_refused(tmp_path, text, words):
+    from agents.config import ConfigError
+    from agents.learners import config as train_config
+
+    (tmp_path / "cfg.yaml").write_text(text)
+    with pytest.raises(ConfigError) as info:
+        train_config.load(tmp_path / "cfg.yaml")
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+
+
+def test_train_config_merge_keys_may_still_be_overridden(tmp_path):
+    from agents.learners import config as train_config
+
+    (tmp_path / "cfg.yaml").write_text(
+        "base: &b {name: t, num_envs: 2, total_updates: 1}\nrun:\n  <<: *b\n  num_envs: 4\n")
+    with pytest.raises(Exception, match="unknown config key 'base'"):  # past the YAML reader
+        train_config.load(tmp_path / "cfg.yaml")
