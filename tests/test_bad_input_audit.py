@@ -431,3 +431,27 @@ def test_train_config_merge_keys_may_still_be_overridden(tmp_path):
         "base: &b {name: t, num_envs: 2, total_updates: 1}\nrun:\n  <<: *b\n  num_envs: 4\n")
     with pytest.raises(Exception, match="unknown config key 'base'"):  # past the YAML reader
         train_config.load(tmp_path / "cfg.yaml")
+
+
+def test_web_rules_decks_is_named():
+    from agents.web.app import BadMessage, Limits, new_game_options
+
+    with pytest.raises(BadMessage, match=r"rules\.decks=3: give the number of decks as the "
+                                         r"message's 'decks' field"):
+        new_game_options({"type": "new", "rules": {"decks": 3}}, Limits())
+
+
+def test_web_replay_api_answers_a_deeply_nested_body_with_400(tmp_path):
+    """``json.loads`` raised RecursionError: a 500 for a 100 kB body (the limit is 2 MiB), from
+    POST /api/replay and from a saved game in the viewer's folder."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from agents.web.app import create_app
+
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    client = TestClient(create_app(games_dir=str(tmp_path)), raise_server_exceptions=False)
+    for r in (client.post("/api/replay", content=b"[" * 100_000),
+              client.get("/api/games/deep.json")):
+        assert r.status_code == 400 and "nested too deeply" in r.json()["error"], r.text

@@ -130,6 +130,9 @@ def new_game_options(msg: dict, limits: Limits) -> dict:
     if not 0 <= seed <= limits.max_seed:
         raise BadMessage(f"seed {seed}; expected 0-{limits.max_seed}")
     options = _field(msg, "rules", dict, {})
+    if "decks" in options:  # Rules() said "got multiple values for keyword argument 'decks'"
+        raise BadMessage(f"rules.decks={json.dumps(options['decks'])[:40]}: give the number of "
+                         "decks as the message's 'decks' field, not as a rules option")
     try:
         rules = Rules(decks=decks, **options)
     except (TypeError, ValueError) as e:
@@ -187,6 +190,9 @@ def create_app(limits: Limits | None = None, save_games: str | None = None,
             frames = await asyncio.to_thread(replay_frames, log)
         except (ValueError, TypeError, KeyError) as e:
             return JSONResponse({"error": f"cannot replay this game log: {e}"}, status_code=400)
+        except RecursionError:  # '[' * 100000 fits the size limit; it was a 500
+            return JSONResponse({"error": "cannot replay this game log: it is nested too deeply "
+                                          "to be one"}, status_code=400)
         return JSONResponse(frames)
 
     async def ws_endpoint(ws: WebSocket):
