@@ -455,3 +455,24 @@ def test_web_replay_api_answers_a_deeply_nested_body_with_400(tmp_path):
     for r in (client.post("/api/replay", content=b"[" * 100_000),
               client.get("/api/games/deep.json")):
         assert r.status_code == 400 and "nested too deeply" in r.json()["error"], r.text
+
+
+def test_web_host_and_port_it_cannot_listen_on_are_one_line(capsys):
+    """uvicorn failed only after "open http://..." was printed, with exit status 3 and
+    "ERROR: [Errno -2] Name or service not known" (no host named)."""
+    import socket
+
+    from agents.web import app
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for argv, words in ((["--host", "nosuch.invalid"], ["--host 'nosuch.invalid'", "address"]),
+                            (["--port", str(port)], [f"--port {port}", "cannot listen there"])):
+            with pytest.raises(SystemExit) as info:
+                app.main(argv)
+            out, err = capsys.readouterr()
+            assert info.value.code == 2 and "\n" not in err.strip() and out == "", (out, err)
+            for w in words:
+                assert w in err, f"{w!r} not in {err!r}"

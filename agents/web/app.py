@@ -32,6 +32,7 @@ import contextlib
 import json
 import logging
 import random
+import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -360,6 +361,22 @@ def _check_args(p: argparse.ArgumentParser, args) -> None:
         p.error(f"--max-games {args.max_games}: expected an int >= 1 (concurrent games)")
     if not args.host.strip():
         p.error(f"--host {args.host!r}: expected an address such as 127.0.0.1")
+    # uvicorn's own failure came after "open http://..." was printed, as "ERROR: [Errno -2] Name
+    # or service not known" (no host named) and exit status 3
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(  # the family uvicorn binds
+            args.host, args.port, socket.AF_INET6 if ":" in args.host else socket.AF_INET,
+            socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        p.error(f"--host {args.host!r}: not an address of this machine's network "
+                f"({getattr(e, 'strerror', None) or e})")
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as e:
+            p.error(f"--host {args.host} --port {args.port}: cannot listen there "
+                    f"({e.strerror or e}); is another server using the port?")
     for flag, value in (("--save-games", args.save_games), ("--games", args.games),
                         *(("--agent-dir", d) for d in args.agent_dir or [])):
         if value is not None and (not value.strip() or Path(value).is_file()):
