@@ -476,3 +476,20 @@ def test_web_host_and_port_it_cannot_listen_on_are_one_line(capsys):
             assert info.value.code == 2 and "\n" not in err.strip() and out == "", (out, err)
             for w in words:
                 assert w in err, f"{w!r} not in {err!r}"
+
+
+def test_the_play_command_prints_no_traceback(tmp_path):
+    """The real command (the table above runs ``main`` in-process): ``--seed -1`` was the
+    engine's traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cli = subprocess.run([sys.executable, "-m", "agents.play_cli", "--seed", "-1"], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(root)}, input="quit\n",
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert cli.returncode == 2 and cli.stdout == "", (cli.stdout, cli.stderr)
+    assert cli.stderr == ("shengji-play: --seed -1: expected an int >= 0 "
+                          "(see shengji-play --help)\n")
