@@ -493,3 +493,19 @@ def test_the_play_command_prints_no_traceback(tmp_path):
     assert cli.returncode == 2 and cli.stdout == "", (cli.stdout, cli.stderr)
     assert cli.stderr == ("shengji-play: --seed -1: expected an int >= 0 "
                           "(see shengji-play --help)\n")
+
+
+def test_train_config_resolve_leaves_the_callers_mapping_alone():
+    """``--set eval.opponents.random=3`` was written into the caller's nested dict: a second
+    ``resolve`` of the same mapping (a sweep) silently started from the first's overrides."""
+    import copy
+
+    from agents.learners import config as train_config
+
+    data = {"run": {"name": "t", "num_envs": 2, "total_updates": 1}, "model": {"hidden": 8},
+            "learner": [{"name": "ppo", "updates": 1}],
+            "eval": {"every": 0, "opponents": {"random": 0}, "final_deals": 1}}
+    before = copy.deepcopy(data)
+    got = train_config.resolve(data, ["eval.opponents.random=3", "learner.ppo.gamma=0.5"])
+    assert data == before
+    assert train_config.resolve(data).eval.opponents != got.eval.opponents

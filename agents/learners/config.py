@@ -21,6 +21,7 @@ still load: ``from_flat`` maps every old key to its section and says which new k
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import sys
@@ -310,7 +311,9 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
                           f"{type(raw).__name__}")
     if raw and not set(raw) <= set(SECTIONS):
         raw = from_flat(raw, where)
-    raw = {k: (dict(v) if isinstance(v, dict) else v) for k, v in raw.items()}
+    # a deep copy: --set eval.opponents.random=3 wrote into the caller's nested dict (a second
+    # resolve of the same mapping then started from the first one's overrides)
+    raw = copy.deepcopy(raw)
     raw["learner"] = _stages(raw.get("learner"), where)
     for text in overrides:
         _apply_set(raw, text)
