@@ -54,8 +54,12 @@ BUILTIN: dict[str, str | Callable[..., Policy]] = {
 def register(name: str, factory: str | Callable[..., Policy]) -> None:
     """Make ``name`` a spec: ``factory(rules, **options)`` (or the ``"module:attr"`` naming it)
     builds the policy."""
-    if not name.isidentifier():
+    if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"agent name {name!r} must be an identifier (letters, digits, _)")
+    if not (callable(factory) or (isinstance(factory, str) and ":" in factory)):
+        # found only when the name was first resolved, as "'int' object is not callable"
+        raise TypeError(f"agent {name!r}: factory {factory!r} ({type(factory).__name__}) must be "
+                        "callable or a 'module:attr' string naming one")
     BUILTIN[name] = factory
 
 
@@ -113,6 +117,12 @@ def known_names() -> list[str]:
 
 def resolve(spec: str | AgentSpec, rules: Rules) -> Policy:
     """The policy named by ``spec`` for ``rules`` (see the module docstring)."""
+    if not isinstance(spec, str | AgentSpec):  # was "'int' object has no attribute 'name'"
+        raise TypeError(f"agent spec {spec!r} ({type(spec).__name__}): expected a str such as "
+                        "'heuristic?strict=true' or an AgentSpec")
+    if rules is not None and not isinstance(rules, Rules):  # failed inside the agent
+        raise TypeError(f"rules must be a shengji_env.Rules (or None: the defaults, or a "
+                        f"checkpoint's training rules), got {type(rules).__name__} {rules!r:.60}")
     parsed = parse(spec) if isinstance(spec, str) else spec
     name, options = parsed.name, parsed.options
     if name in BUILTIN:

@@ -509,3 +509,22 @@ def test_train_config_resolve_leaves_the_callers_mapping_alone():
     got = train_config.resolve(data, ["eval.opponents.random=3", "learner.ppo.gamma=0.5"])
     assert data == before
     assert train_config.resolve(data).eval.opponents != got.eval.opponents
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda: resolve("heuristic", "decks=2"), TypeError, ["rules must be a shengji_env.Rules",
+                                                          "str 'decks=2'"]),
+    (lambda: resolve("random", {"decks": 1}), TypeError, ["dict {'decks': 1}"]),  # was ignored
+    (lambda: resolve(3, Rules()), TypeError, ["agent spec 3 (int)", "AgentSpec"]),
+    (lambda: resolve(None, Rules()), TypeError, ["agent spec None (NoneType)"]),
+    (lambda: __import__("agents.specs").specs.register("three", 3), TypeError,
+     ["agent 'three': factory 3 (int)", "callable"]),  # was "'int' object is not callable" later
+], ids=["rules-str", "rules-dict", "spec-int", "spec-None", "register-int"])
+def test_resolve_and_register_name_the_wrong_type(call, exc, words):
+    from agents.specs import BUILTIN
+
+    with pytest.raises(exc) as info:
+        call()
+    for w in words:
+        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    assert "three" not in BUILTIN
