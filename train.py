@@ -283,6 +283,9 @@ def load_resume(run_dir: Path) -> tuple[Path, dict]:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:  # every check before anything is written: no orphan run folders
+        for flag, value in (("--config", args.config), ("--resume", args.resume)):
+            if value is not None and not value.strip():  # '' read as "not given"
+                raise ConfigError(f"{flag} {value!r}: expected a path")
         if args.resume:
             if args.config:
                 raise ConfigError("--resume uses the run's saved config; change keys with --set, "

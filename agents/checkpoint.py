@@ -139,7 +139,7 @@ def load_checkpoint(path: str | Path) -> dict:
         what = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
         raise ValueError(f"{path} is not a shengji-rl checkpoint (format {what!r}; expected "
                          f"'{CHECKPOINT_PREFIX}<learner>')")
-    if ckpt.get("version") not in (1, CHECKPOINT_VERSION):
+    if isinstance(ckpt.get("version"), bool) or ckpt.get("version") not in (1, CHECKPOINT_VERSION):
         raise ValueError(f"{path} has checkpoint version {ckpt.get('version')!r}; this version of "
                          f"shengji-rl reads versions 1 and {CHECKPOINT_VERSION}")
     missing = [k for k in ("model", "net", "rules") if k not in ckpt]
@@ -220,6 +220,10 @@ def net_from_checkpoint(ckpt: dict, rules: Rules | None = None) -> PolicyValueNe
         lines = [ln.strip() for ln in str(e).splitlines()[1:] if ln.strip()]
         raise ValueError(f"the checkpoint's weights do not fit its network {spec!r}: "
                          f"{lines[0] if lines else e}") from None
+    for name, value in ckpt["model"].items():  # a diverged run's NaN weights played silently
+        if torch.is_tensor(value) and value.is_floating_point() and not torch.isfinite(value).all():
+            raise ValueError(f"the checkpoint's weight {name} holds NaN or infinite values (a "
+                             "diverged run?); it cannot play")
     net.eval()
     return net
 

@@ -24,8 +24,10 @@ scalars (``worlds=32`` is an int, ``sample=true`` a bool, ``name=x`` a string), 
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -52,8 +54,12 @@ BUILTIN: dict[str, str | Callable[..., Policy]] = {
 def register(name: str, factory: str | Callable[..., Policy]) -> None:
     """Make ``name`` a spec: ``factory(rules, **options)`` (or the ``"module:attr"`` naming it)
     builds the policy."""
-    if not name.isidentifier():
+    if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"agent name {name!r} must be an identifier (letters, digits, _)")
+    if not (callable(factory) or (isinstance(factory, str) and ":" in factory)):
+        # found only when the name was first resolved, as "'int' object is not callable"
+        raise TypeError(f"agent {name!r}: factory {factory!r} ({type(factory).__name__}) must be "
+                        "callable or a 'module:attr' string naming one")
     BUILTIN[name] = factory
 
 
@@ -80,6 +86,9 @@ def parse(spec: str, paths: bool = True) -> AgentSpec:
     if paths and Path(spec).exists():  # a path that happens to hold '?' is still a path
         return AgentSpec(spec)
     name, sep, query = spec.partition("?")
+    if not name.strip():  # Path("") is the working folder: it would be loaded as a run folder
+        raise ValueError(f"agent spec {spec!r}: no agent name before '?'; expected a name such "
+                         "as 'heuristic?strict=true'")
     options = {}
     if sep:
         for part in query.split("&"):
@@ -87,6 +96,9 @@ def parse(spec: str, paths: bool = True) -> AgentSpec:
             if not eq or not key.strip().isidentifier():
                 raise ValueError(f"agent spec {spec!r}: option {part!r} must be KEY=VALUE "
                                  "(e.g. heuristic?strict=true)")
+            if key.strip() in options:  # the last would silently win
+                raise ValueError(f"agent spec {spec!r}: option {key.strip()!r} is given twice; "
+                                 "give each option once")
             options[key.strip()] = parse_scalar(raw) if raw.strip() else ""
     return AgentSpec(name.strip(), options)
 
@@ -105,6 +117,12 @@ def known_names() -> list[str]:
 
 def resolve(spec: str | AgentSpec, rules: Rules) -> Policy:
     """The policy named by ``spec`` for ``rules`` (see the module docstring)."""
+    if not isinstance(spec, str | AgentSpec):  # was "'int' object has no attribute 'name'"
+        raise TypeError(f"agent spec {spec!r} ({type(spec).__name__}): expected a str such as "
+                        "'heuristic?strict=true' or an AgentSpec")
+    if rules is not None and not isinstance(rules, Rules):  # failed inside the agent
+        raise TypeError(f"rules must be a shengji_env.Rules (or None: the defaults, or a "
+                        f"checkpoint's training rules), got {type(rules).__name__} {rules!r:.60}")
     parsed = parse(spec) if isinstance(spec, str) else spec
     name, options = parsed.name, parsed.options
     if name in BUILTIN:
@@ -123,7 +141,8 @@ def resolve(spec: str | AgentSpec, rules: Rules) -> Policy:
     if path.exists():
         from .checkpoint import load_policy  # imports torch: only when a checkpoint is named
 
-        return load_policy(path, rules, **options)
+        # through _build: its options are checked like a built-in's (runs/x?sample=maybe)
+        return _build(partial(load_policy, path), rules, options, str(parsed))
     if ":" in name:
         obj = import_object(name, "agent")
         if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Policy)):
@@ -155,6 +174,58 @@ def _build(factory: Callable, rules: Rules, options: dict, spec: str):
             sig.bind(*args, **options)
         except TypeError:
             continue
-        return factory(*args, **options)
-    raise ValueError(f"{spec!r}: {getattr(factory, '__name__', factory)}{sig} does not take the "
+        return factory(*args, **_checked_options(sig, options, spec))
+    named = getattr(factory, "func", factory)  # a checkpoint's partial(load_policy, path)
+    raise ValueError(f"{spec!r}: {getattr(named, '__name__', named)}{sig} does not take the "
                      f"Rules and the options {sorted(options)}")
+
+
+#: the annotations an option's value is checked against (as written in a signature), and how a
+#: message names what each allows
+_KINDS = {"bool": "true or false", "int": "an integer", "float": "a finite number",
+          "str": "a string", "None": "none", "NoneType": "none"}
+
+
+def _kinds(annotation) -> list[str] | None:
+    """``'int | None'`` (or ``int | None``) → ``['int', 'None']``; ``None`` when the annotation
+    names anything else (then the factory checks the value itself)."""
+    if annotation is inspect.Parameter.empty:
+        return None
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None) \
+        if isinstance(annotation, type) else str(annotation)
+    kinds = [k.strip() for k in (text or "").split("|")]
+    return kinds if all(k in _KINDS for k in kinds) else None
+
+
+def _fits(value, kind: str) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if kind == "str":
+        return isinstance(value, str)
+    return value is None
+
+
+def _checked_options(sig: inspect.Signature, options: dict, spec: str) -> dict:
+    """``options`` checked against the factory's annotations: a spec's value is text, and a
+    factory's ``int(worlds)`` or ``if sample:`` would silently turn ``worlds=2.5`` into 2 and
+    ``sample=maybe`` into True (DESIGN.md §7). ``none`` or an empty value is ``None`` where
+    ``None`` is allowed (``seed=none``)."""
+    out = dict(options)
+    for key, value in options.items():
+        param = sig.parameters.get(key)
+        kinds = None if param is None else _kinds(param.annotation)
+        if kinds is None:
+            continue
+        allows_none = "None" in kinds or "NoneType" in kinds
+        if allows_none and "str" not in kinds and isinstance(value, str) \
+                and value.strip().lower() in ("", "none"):
+            out[key] = None
+        elif not any(_fits(value, k) for k in kinds):
+            allowed = " or ".join(dict.fromkeys(_KINDS[k] for k in kinds))
+            raise ValueError(f"agent {spec!r}: option {key}={value!r} is not allowed; expected "
+                             f"{allowed}")
+    return out

@@ -268,7 +268,7 @@ class raw_env(AECEnv, EzPickle):
                                             phase=_PHASE_NAMES[self.state.phase.item(0)])
 
     def observe(self, agent):
-        seat = AGENTS.index(agent)
+        seat = _seat_of(agent)
         if seat == self.state.to_act.item(0) and not self.illegal:
             mask = self.engine.legal_mask(self.state)[0].astype(np.int8)
         else:
@@ -277,7 +277,7 @@ class raw_env(AECEnv, EzPickle):
 
     def legal_actions(self, agent=None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act); empty if not its turn."""
-        seat = AGENTS.index(agent or self.agent_selection)
+        seat = _seat_of(self.agent_selection if agent is None else agent)
         if seat != self.state.to_act.item(0) or self.illegal:
             return []
         return np.flatnonzero(self.engine.legal_mask(self.state)[0]).tolist()
@@ -370,6 +370,14 @@ class raw_env(AECEnv, EzPickle):
     def game_log(self) -> list[tuple[int, int]]:
         """The episode's decisions as (seat, action)."""
         return self.engine.game_log(self.state, 0)
+
+
+def _seat_of(agent) -> int:
+    """The seat of an agent name; a ``ValueError`` naming it (``tuple.index`` does not)."""
+    try:  # observe runs every step of the AEC loop: no extra check on the good path
+        return AGENTS.index(agent)
+    except ValueError:
+        raise ValueError(f"agent {agent!r}: expected one of {', '.join(AGENTS)}") from None
 
 
 def _check_info_mode(info: str) -> str:

@@ -154,12 +154,48 @@ class GameLog:
         missing = sorted(names - set(d) - {"result", "extra", "version"})
         if missing:
             raise ValueError(f"game log lacks {', '.join(missing)}")
+        for key, ok, allowed in _FIELDS:  # a wrong type failed deep in replay, unnamed
+            if key in d and not ok(d[key]):
+                shown = repr(d[key])
+                raise ValueError(f"game log field {key}="
+                                 f"{shown if len(shown) <= 60 else shown[:57] + '...'}: "
+                                 f"expected {allowed}")
         return cls(**{k: v for k, v in d.items() if k in names})
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
-        with open(path) as f:
-            return cls.from_json(json.load(f))
+        """Read a file written by ``save``; ``ValueError`` naming the file if it is not one."""
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            return cls.from_json(json.loads(raw))
+        except (ValueError, RecursionError) as e:  # JSON and UTF-8 errors are ValueErrors
+            raise ValueError(f"{path} is not a readable game log: {e}") from None
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: (field, check, what is allowed) of a parsed game log; the values themselves are checked by
+#: the engine when the log is replayed
+_FIELDS = [
+    ("rules", lambda v: isinstance(v, dict), "an object of rules options"),
+    ("engine", lambda v: isinstance(v, dict) and {"episode", "reward", "levels", "dealer"} <= set(v),
+     "an object with episode, reward, levels and dealer"),
+    ("seed", _int, "an int"),
+    ("given_deck", lambda v: isinstance(v, bool), "true or false"),
+    ("deck", lambda v: isinstance(v, list) and all(_int(c) for c in v), "a list of card ids"),
+    ("first_drawer", _int, "a seat 0-3"),
+    ("levels", lambda v: isinstance(v, list) and all(_int(x) for x in v), "a list of ints"),
+    ("agents", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
+     "a list of agent names"),
+    ("decisions", lambda v: isinstance(v, list) and all(
+        isinstance(x, list) and len(x) == 2 and _int(x[0]) and _int(x[1]) for x in v),
+     "a list of [seat, action id] pairs of ints"),
+    ("result", lambda v: v is None or isinstance(v, dict), "null or an object"),
+    ("extra", lambda v: isinstance(v, dict), "an object"),
+]
 
 
 def rules_dict(rules: Rules) -> dict:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -255,11 +256,18 @@ class Table:
         return "\n".join(deal_story([ev for ev in self.sess.events if ev.kind in keep]))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block) and exit status 2 (DESIGN.md §7)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {' '.join(str(message).split())} (see {self.prog} --help)\n")
+
+
 def main(argv=None, resolve_agent=None) -> int:
     """Terminal play. ``resolve_agent(spec, rules) -> Policy`` turns an ``AGENT`` spec into a
     policy (it raises ``ValueError`` for a spec it does not know); ``None``: random only."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=NOTATION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="shengji-play", description=__doc__.splitlines()[0], epilog=NOTATION,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     parser.add_argument("--decks", type=int, choices=(1, 2, 3, 4), default=2, help="card decks")
     parser.add_argument("--seat", type=int, choices=range(4), default=0,
@@ -277,6 +285,13 @@ def main(argv=None, resolve_agent=None) -> int:
                         help="find-friends: the dealer names a friend card (RULES.md §10.6)")
     parser.add_argument("--debug-legal", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.seed < 0:  # the engine's check, before it becomes a traceback
+        parser.error(f"--seed {args.seed}: expected an int >= 0")
+    if args.save_games is not None:  # checked now: the log is written after the whole hand
+        where = Path(args.save_games)
+        if not args.save_games.strip() or (where.exists() and not where.is_dir()):
+            parser.error(f"--save-games {args.save_games!r}: expected a folder to write the game "
+                         "log in" + (" (it is a file)" if where.is_file() else ""))
     cfg = Rules(decks=args.decks, partnership="FIND_FRIEND" if args.find_friends else "FIXED")
     color = not args.no_color and sys.stdout.isatty()
     agents, specs = [None] * 4, ["random"] * 4
@@ -289,8 +304,10 @@ def main(argv=None, resolve_agent=None) -> int:
                          "run shengji-play (or python -m agents.play_cli) for other agents")
         try:
             agents[(args.seat + who) % 4] = resolve_agent(spec, cfg)
-        except ValueError as e:
+        except ValueError as e:  # names the spec
             parser.error(str(e))
+        except (TypeError, NotImplementedError, OSError) as e:  # e.g. os:system(rules)
+            parser.error(f"agent {spec!r}: {e}")
     t = Table(cfg, args.seed, args.seat, "match" if args.match else "hand", color,
               args.debug_legal, agents=agents, specs=specs)
     me = args.seat
@@ -307,7 +324,11 @@ def main(argv=None, resolve_agent=None) -> int:
         t.say("\ninterrupted; bye")
         finished = None
     if args.save_games:
-        t.say(f"game log written to {t.sess.game_log().save(args.save_games)}")
+        try:
+            t.say(f"game log written to {t.sess.game_log().save(args.save_games)}")
+        except OSError as e:  # e.g. no permission: one line, not a traceback after the hand
+            print(f"shengji-play: could not write the game log: {e}", file=sys.stderr)
+            return 2
     if finished is None:
         return 130
     if not finished:

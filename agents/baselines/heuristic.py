@@ -190,6 +190,9 @@ class HeuristicAgent(BasePolicy):
     name = "heuristic"
 
     def __init__(self, rules: Rules | None = None, strict: bool = False, cache_size: int = 64):
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise ValueError(f"cache_size={cache_size!r}; expected an int >= 0 (plans kept; 0: "
+                             "none)")
         self.rules = rules if rules is not None else Rules()
         self.strict = strict
         self.fallbacks = 0

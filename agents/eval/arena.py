@@ -68,6 +68,9 @@ class Deals:
     seed: int = -1
 
     def __post_init__(self):
+        if not _is_int(self.seed) or self.seed < -1:  # save wrote seed='x', load refused it
+            raise ValueError(f"seed={self.seed!r}; expected an int >= 0 (or -1: unknown)")
+        object.__setattr__(self, "seed", int(self.seed))
         decks = np.asarray(self.decks)
         first = np.asarray(self.first_drawers)
         if decks.ndim != 2 or decks.shape[1] % 54 or decks.shape[1] == 0:
@@ -102,8 +105,12 @@ class Deals:
 
         The first drawer is ``rules.initial_first_drawer``, or drawn when it is ``"RANDOM"``.
         """
-        if num_deals < 1:
-            raise ValueError(f"num_deals={num_deals}; at least one deal is needed")
+        if not _is_int(num_deals) or num_deals < 1:  # True dealt one; 2.5 was a TypeError
+            raise ValueError(f"num_deals={num_deals!r}; expected an int >= 1")
+        if not _is_int(seed) or seed < 0:
+            raise ValueError(f"seed={seed!r}; expected an int >= 0")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a shengji_env.Rules, got {type(rules).__name__}")
         rng = np.random.default_rng(seed)
         base = np.tile(np.repeat(np.arange(54, dtype=np.int8), rules.decks), (num_deals, 1))
         decks = rng.permuted(base, axis=1)
@@ -167,6 +174,10 @@ class Deals:
             return cls(decks, first, seed)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
 def _int_field(f, key: str, path) -> int:
@@ -295,7 +306,10 @@ def play_deals(policies, deals: Deals, rules: Rules, seed: int = 0, progress: bo
 
         chunks = np.array_split(np.arange(n), min(n, 8 * workers))
         parts = []
-        with cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+        # no more processes than chunks: a fork-started pool starts all max_workers at once,
+        # so --workers 100000 on one deal forked 100,000 idle copies of this process
+        with cf.ProcessPoolExecutor(max_workers=min(workers, len(chunks)),
+                                    initializer=_worker_init) as pool:
             futures = [pool.submit(_play_rows, policies, deals, rules, seed, rows, None,
                                    save_games)
                        for rows in chunks]

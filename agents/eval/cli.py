@@ -69,6 +69,10 @@ def evaluate(specs: list[str], deals: Deals, rules: Rules, seed: int = 0,
     (``shengji_env.gamelog``) to ``<folder>/<A>-vs-<B>/``."""
     if len(specs) < 2:
         raise ValueError("name at least two agents (e.g. 'heuristic random')")
+    if rules.partnership == "FIND_FRIEND" and save_games is not None:  # it wrote nothing
+        raise ValueError(f"save_games={save_games!r} (--save-games): find-friends evaluation "
+                         "plays through the batched engine and writes no game logs; leave it out "
+                         "(shengji-play --find-friends --save-games DIR keeps a hand's log)")
     names = _names(specs)
     policies = policies or [resolve(s, rules) for s in specs]
     if rules.partnership == "FIND_FRIEND":
@@ -221,6 +225,9 @@ def _parse_rule(text: str) -> tuple[str, object]:
         raise argparse.ArgumentTypeError(f"--rule {text!r}: expected NAME=VALUE, e.g. "
                                          "kitty_multiplier=POWER")
     key, _, value = text.partition("=")
+    if not key.strip():
+        raise argparse.ArgumentTypeError(f"--rule {text!r}: no option name before '='; expected "
+                                         "NAME=VALUE, e.g. kitty_multiplier=POWER")
     low = value.strip().lower()
     if low in ("true", "false"):
         return key.strip(), low == "true"
@@ -237,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agents", nargs="+", metavar="AGENT",
                    help="agent specs (two or more): random, heuristic, pimc, bot, a checkpoint "
                         "or run folder, module:attr; options as NAME?KEY=VALUE&...")
-    p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
+    p.add_argument("--deals", type=int, default=None,
+                   help="number of deals (default 200; not with --load-deals)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--decks", type=int, default=None,
                    help="card decks, 1-4 (default 2; same as --rule decks=N)")
@@ -252,12 +260,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batched", action="store_true",
                    help="play all hands in lockstep through the batched engine (faster; random "
                         "agents then share one random stream)")
-    p.add_argument("--seating", choices=("one", "pairs"), default="one",
+    p.add_argument("--seating", choices=("one", "pairs"), default=None,
                    help="find-friends only: agent A holds one seat (rotated through the four; "
                         "default) or two opposite seats")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def _check_flags(args) -> None:
+    """Flags that would otherwise be silently dropped or land somewhere else: an empty path
+    (``--save-games ''`` wrote into the working folder, ``--load-deals ''`` loaded nothing), a
+    repeated ``--rule`` (the last won)."""
+    for flag, value in (("--save-deals", args.save_deals), ("--load-deals", args.load_deals),
+                        ("--save-games", args.save_games)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{flag} {value!r}: expected a path")
+    if args.save_games is not None and Path(args.save_games).is_file():  # found after a hand
+        raise ValueError(f"--save-games {args.save_games!r} is a file; expected a folder to "
+                         "write the game logs in")
+    names = [name for name, _ in args.rule]
+    for name in names:
+        if names.count(name) > 1:
+            given = " ".join(f"--rule {k}={v!r}" for k, v in args.rule if k == name)
+            raise ValueError(f"{given}: the option {name} is given {names.count(name)} times; "
+                             "give it once")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,12 +295,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for flag, value, low in (("--deals", args.deals, 1), ("--workers", args.workers, 1),
                              ("--seed", args.seed, 0)):
-        if value < low:
+        if value is not None and value < low:
             print(f"shengji-eval: {flag} {value}: expected an int >= {low}", file=sys.stderr)
             return 2
     try:
         from shengji_env.rules.game import check_supported
 
+        _check_flags(args)
         options = dict(args.rule)
         if args.decks is not None:
             if options.setdefault("decks", args.decks) != args.decks:
@@ -281,15 +309,23 @@ def main(argv: list[str] | None = None) -> int:
                                  "disagree; give the number of decks once")
         rules = Rules(**options)
         check_supported(rules)
-        if args.load_deals:
+        if args.seating is not None and rules.partnership != "FIND_FRIEND":  # it was ignored
+            raise ValueError(f"--seating {args.seating}: seatings are for find-friends only "
+                             "(--rule partnership=FIND_FRIEND); fixed teams always hold two "
+                             "opposite seats")
+        if args.load_deals is not None:
             deals = Deals.load(args.load_deals)
+            if args.deals is not None and args.deals != len(deals):  # it was ignored
+                raise ValueError(f"--deals {args.deals} but --load-deals {args.load_deals!r} "
+                                 f"holds {len(deals)} deals; the file decides (leave --deals out)")
         else:
-            deals = Deals.generate(args.deals, rules, seed=args.seed)
-        if args.save_deals:
+            deals = Deals.generate(200 if args.deals is None else args.deals, rules,
+                                   seed=args.seed)
+        if args.save_deals is not None:
             deals.save(args.save_deals)
         rep = evaluate(args.agents, deals, rules, seed=args.seed, progress=not args.no_progress,
                        workers=args.workers, batched=args.batched, save_games=args.save_games,
-                       seating=args.seating)
+                       seating=args.seating or "one")
     except (ValueError, TypeError, NotImplementedError, OSError) as e:
         print(f"shengji-eval: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

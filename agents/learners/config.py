@@ -21,6 +21,7 @@ still load: ``from_flat`` maps every old key to its section and says which new k
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import sys
@@ -310,7 +311,9 @@ def resolve(raw: dict, overrides=(), where: str = "config") -> TrainConfig:
                           f"{type(raw).__name__}")
     if raw and not set(raw) <= set(SECTIONS):
         raw = from_flat(raw, where)
-    raw = {k: (dict(v) if isinstance(v, dict) else v) for k, v in raw.items()}
+    # a deep copy: --set eval.opponents.random=3 wrote into the caller's nested dict (a second
+    # resolve of the same mapping then started from the first one's overrides)
+    raw = copy.deepcopy(raw)
     raw["learner"] = _stages(raw.get("learner"), where)
     for text in overrides:
         _apply_set(raw, text)
@@ -379,7 +382,8 @@ def _check_name(name: str, where: str) -> None:
 
 
 def load(path, overrides=()) -> TrainConfig:
-    """Read a YAML config (``yaml.safe_load``), apply ``--set`` overrides, validate."""
+    """Read a YAML config (a ``yaml.SafeLoader`` that refuses repeated keys), apply ``--set``
+    overrides, validate."""
     import yaml
 
     path = Path(path)
@@ -398,10 +402,37 @@ def load(path, overrides=()) -> TrainConfig:
     try:
         stream = io.StringIO(text)
         stream.name = str(path)  # PyYAML names the file in its errors
-        data = yaml.safe_load(stream)
+        data = yaml.load(stream, Loader=_unique_key_loader())  # a SafeLoader subclass
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML: {' '.join(str(e).split())}") from None
     return resolve(data, list(overrides), where=str(path))
+
+
+def _unique_key_loader():
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping: PyYAML keeps the last
+    one silently (``run: {num_envs: 64}`` then ``run: {seed: 1}`` lost num_envs), while YAML
+    requires keys to be unique. Merge keys (``<<``) may still be overridden."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark)
+                except TypeError:  # an unhashable key: construct_mapping says so
+                    continue
+                if first is not key_node.start_mark:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark,
+                        f"key {key!r} is given twice (first on line {first.line + 1}); give "
+                        "each key once", key_node.start_mark)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader
 
 
 def help_text() -> str:

@@ -32,15 +32,22 @@ import contextlib
 import json
 import logging
 import random
+import socket
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+try:  # the web extra; without it ``shengji-web`` says so in one line (main), not a traceback
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+except ImportError as e:
+    _MISSING: ImportError | None = e
+else:
+    _MISSING = None
 
 from shengji_env import Rules
 from shengji_env.gamelog import GameLog
@@ -92,6 +99,8 @@ def parse_message(text: str, limits: Limits) -> dict:
         msg = json.loads(text)
     except ValueError:
         raise BadMessage("message is not JSON") from None
+    except RecursionError:  # '[' * 30000 fits the size limit; it ended the game (code 1011)
+        raise BadMessage("message is nested too deeply to be a game message") from None
     if not isinstance(msg, dict):
         raise BadMessage("message must be a JSON object with a 'type'")
     if msg.get("type") not in ("new", "act", "undo", "clear"):
@@ -122,6 +131,9 @@ def new_game_options(msg: dict, limits: Limits) -> dict:
     if not 0 <= seed <= limits.max_seed:
         raise BadMessage(f"seed {seed}; expected 0-{limits.max_seed}")
     options = _field(msg, "rules", dict, {})
+    if "decks" in options:  # Rules() said "got multiple values for keyword argument 'decks'"
+        raise BadMessage(f"rules.decks={json.dumps(options['decks'])[:40]}: give the number of "
+                         "decks as the message's 'decks' field, not as a rules option")
     try:
         rules = Rules(decks=decks, **options)
     except (TypeError, ValueError) as e:
@@ -179,6 +191,9 @@ def create_app(limits: Limits | None = None, save_games: str | None = None,
             frames = await asyncio.to_thread(replay_frames, log)
         except (ValueError, TypeError, KeyError) as e:
             return JSONResponse({"error": f"cannot replay this game log: {e}"}, status_code=400)
+        except RecursionError:  # '[' * 100000 fits the size limit; it was a 500
+            return JSONResponse({"error": "cannot replay this game log: it is nested too deeply "
+                                          "to be one"}, status_code=400)
         return JSONResponse(frames)
 
     async def ws_endpoint(ws: WebSocket):
@@ -329,8 +344,48 @@ class _Table:
             "story": story_items(sess.events)})
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block) and exit status 2 (DESIGN.md §7)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {' '.join(str(message).split())} (see {self.prog} --help)\n")
+
+
+def _check_args(p: argparse.ArgumentParser, args) -> None:
+    """What uvicorn would turn into a traceback or the page into a puzzle: a port outside
+    1-65535, ``--max-games 0`` (every game refused as "the server is busy"), an empty host or
+    a file where a folder is meant."""
+    if not 1 <= args.port <= 65535:
+        p.error(f"--port {args.port}: expected a port 1-65535")
+    if args.max_games < 1:
+        p.error(f"--max-games {args.max_games}: expected an int >= 1 (concurrent games)")
+    if not args.host.strip():
+        p.error(f"--host {args.host!r}: expected an address such as 127.0.0.1")
+    # uvicorn's own failure came after "open http://..." was printed, as "ERROR: [Errno -2] Name
+    # or service not known" (no host named) and exit status 3
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(  # the family uvicorn binds
+            args.host, args.port, socket.AF_INET6 if ":" in args.host else socket.AF_INET,
+            socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        p.error(f"--host {args.host!r}: not an address of this machine's network "
+                f"({getattr(e, 'strerror', None) or e})")
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as e:
+            p.error(f"--host {args.host} --port {args.port}: cannot listen there "
+                    f"({e.strerror or e}); is another server using the port?")
+    for flag, value in (("--save-games", args.save_games), ("--games", args.games),
+                        *(("--agent-dir", d) for d in args.agent_dir or [])):
+        if value is not None and (not value.strip() or Path(value).is_file()):
+            p.error(f"--{flag.lstrip('-')} {value!r}: expected a folder"
+                    + (" (it is a file)" if value.strip() else ""))
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="shengji-web", description=__doc__.splitlines()[0])
+    p = _Parser(prog="shengji-web", description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765)
@@ -345,7 +400,15 @@ def main(argv=None) -> int:
                    help="let the page name 'module:attr' agents and string options: imports "
                    "any module the server can see; only for a page you trust")
     args = p.parse_args(argv)
-    import uvicorn
+    _check_args(p, args)
+    try:
+        if _MISSING is not None:
+            raise _MISSING
+        import uvicorn
+    except ImportError as e:
+        print(f"shengji-web: the web table needs the 'web' extra: pip install 'shengji-rl[web]' "
+              f"({e})", file=sys.stderr)
+        return 2
 
     policy = SpecPolicy(tuple(Path(d) for d in (args.agent_dir or ["runs"])), args.allow_import)
     app = create_app(Limits(max_games=args.max_games), args.save_games, args.games, policy)
