@@ -154,16 +154,20 @@ def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0, stop: 
     """Play deals ``part, part + parts, ...`` of ``Deals.generate(deals, seed)`` (both seatings
     and the agents' random streams exactly as ``shengji-eval``'s ``play_deals``: the agents are
     deterministic, so the hands are the same) and append one JSON line per hand to ``out`` as
-    it ends — a run that is stopped keeps what it played. ``oracle``: the search's worlds are
-    the true deal (``OracleSampler``)."""
+    it ends — a run that is stopped keeps what it played, and run again with the same ``out``
+    it resumes: the hands ``out`` already holds are not played again. ``oracle``: the search's
+    worlds are the true deal (``OracleSampler``)."""
     rules = Rules()
     deal_set = Deals.generate(deals, rules, seed=seed)
     sampler = OracleSampler() if oracle else None
     agent = PIMCAgent(rules, seed=seed, **{**(options or {}),
                                            **({"sampler": sampler} if oracle else {})})
     heur = HeuristicAgent(rules)
+    done = set(_file_records(out)) if Path(out).exists() else set()
     for i in range(part, deals if stop is None else min(stop, deals), parts):
         for a_seats in (0, 1):
+            if (i, a_seats) in done:
+                continue
             seating = [agent, heur, agent, heur] if a_seats == 0 else [heur, agent, heur, agent]
             rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
             game, rewards = play_hand(seating, deal_set.decks[i].astype(np.int64),
@@ -176,8 +180,27 @@ def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0, stop: 
                                     "attacker_points": int(game.attacker_points)}) + "\n")
 
 
+def _file_records(path: str) -> dict:
+    """The hands of one record file by (deal, seats of the agent), each once: a run restarted
+    before ``eval`` resumed appended its hands again, with the same results (the agents are
+    deterministic). ``ValueError`` if one hand holds two results: the file mixes settings or
+    deal sets."""
+    hands = {}
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            key = (r["deal"], r["a_seats"])
+            if hands.setdefault(key, r) != r:
+                raise ValueError(f"{path}: deal {key[0]}, agent seats {key[1]} is recorded twice "
+                                 f"with different results ({hands[key]} and {r}): the file "
+                                 "mixes settings or deal sets")
+    return hands
+
+
 def eval_summary(paths: list[str]) -> dict:
-    rows = [json.loads(line) for p in paths for line in open(p) if line.strip()]
+    """Wins, CI and mean reward over the hands of ``paths`` (files of one deal set's parts, or
+    of several deal sets: each file's hands count once)."""
+    rows = [r for p in paths for r in _file_records(p).values()]
     won = sum(r["a_reward"] > 0 for r in rows)
     lo, hi = wilson(won, len(rows))
     reward = np.array([r["a_reward"] for r in rows])
@@ -189,9 +212,14 @@ def eval_summary(paths: list[str]) -> dict:
 def eval_paired(new: list[str], base: list[str]) -> dict:
     """Hands played by both record sets (same deal, same seats): wins of each, and the
     discordant hands (won by one setting, lost by the other) that carry the difference."""
-    def load(paths):
-        return {(r["deal"], r["a_seats"]): r["a_reward"] > 0
-                for p in paths for r in map(json.loads, filter(str.strip, open(p)))}
+    def load(paths):  # the parts of one deal set: a hand in two files is the same hand
+        hands = {}
+        for p in paths:
+            for key, r in _file_records(p).items():
+                if hands.setdefault(key, r) != r:
+                    raise ValueError(f"deal {key[0]}, agent seats {key[1]} has two results in "
+                                     f"{paths}: pair the records of one deal set at a time")
+        return {key: r["a_reward"] > 0 for key, r in hands.items()}
     a, b = load(new), load(base)
     both = sorted(set(a) & set(b))
     gain = sum(a[k] and not b[k] for k in both)

@@ -1,9 +1,11 @@
 """The search benchmark (``benchmarks/bench_search.py``): the oracle's worlds (``eval --oracle``)
-are the true deal, seen from the searching seat; ``curve`` reports the win rate and the time per
-decision for each number of worlds."""
+are the true deal, seen from the searching seat; ``eval`` resumes a stopped run and its records
+count each hand once; ``curve`` reports the win rate and the time per decision for each number
+of worlds."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from bench_search import OracleSampler  # noqa: E402
+from bench_search import OracleSampler, eval_paired, eval_part, eval_summary  # noqa: E402
 
 from agents import HeuristicAgent  # noqa: E402
 from agents.search.sampler import KITTY, consistent, constraints_from_view  # noqa: E402
@@ -67,3 +69,32 @@ def test_curve_reports_the_win_rate_and_the_time_per_decision_for_each_worlds_co
         assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
         assert r["searched"] > 0 and 0.0 < r["cpu_median_s"] <= r["cpu_p90_s"]
         assert r["rollouts_per_decision"] > 0
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+HAND = {"deal": 0, "a_seats": 0, "a_reward": 1.0, "a_dealer": True, "attacker_points": 55}
+OTHER = {"deal": 0, "a_seats": 1, "a_reward": -1.0, "a_dealer": False, "attacker_points": 95}
+
+
+def test_eval_resumes_without_playing_the_hands_it_has(tmp_path):
+    out = tmp_path / "r.jsonl"
+    _write(out, [HAND, OTHER])  # both seatings of the one deal: nothing is left to play
+    eval_part(1, 0, 1, str(out), seed=0)  # it would take seconds of search per hand
+    assert out.read_text().count("\n") == 2
+
+
+def test_records_count_each_hand_once_and_refuse_two_results_for_one_hand(tmp_path):
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    _write(a, [HAND, OTHER, HAND])  # a run restarted before eval resumed: HAND twice
+    assert eval_summary([str(a)])["hands"] == 2 and eval_summary([str(a)])["wins"] == 1
+    assert eval_paired([str(a)], [str(a)])["hands"] == 2
+    _write(b, [{**HAND, "a_reward": -1.0}])  # deal 0 of another deal set
+    assert eval_summary([str(a), str(b)])["hands"] == 3  # several deal sets: files add up
+    with pytest.raises(ValueError, match="pair the records of one deal set"):
+        eval_paired([str(a), str(b)], [str(a)])
+    _write(c, [HAND, {**HAND, "a_reward": -1.0}])
+    with pytest.raises(ValueError, match="recorded twice with different results"):
+        eval_summary([str(c)])
