@@ -14,6 +14,13 @@ import pytest
 from agents.specs import parse, resolve
 from shengji_env import Rules
 
+
+def says(message: str, words) -> None:
+    """Every one of ``words`` is in ``message`` (the first names the bad value)."""
+    for w in words:
+        assert w in message, f"{w!r} not in {message!r}"
+
+
 BOT = "agents/bot/weights/bot.pt"  # a checkpoint file: its options go through load_policy
 
 SPECS = [
@@ -46,8 +53,7 @@ SPECS = [
 def test_bad_spec_options_name_the_option(spec, words):
     with pytest.raises(ValueError) as info:
         resolve(spec, Rules())
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 def test_spec_options_of_the_right_kind_still_build():
@@ -120,8 +126,7 @@ def test_eval_flags_that_were_dropped_are_refused(tmp_path, capsys, monkeypatch,
         rc = e.code
     err = capsys.readouterr().err.strip()
     assert rc == 2 and err.startswith("shengji-eval: ") and "\n" not in err, err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
+    says(err, words)
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["d.npz"])  # nothing written
 
 
@@ -156,8 +161,7 @@ def test_play_bad_flags_are_one_line_and_exit_2(tmp_path, capsys, monkeypatch, a
         play_cli.main(["--no-color", *argv])
     err = capsys.readouterr().err.strip()
     assert info.value.code == 2 and err.startswith("shengji-play: ") and "\n" not in err, err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
+    says(err, words)
 
 
 def test_play_log_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):
@@ -196,8 +200,7 @@ AEC_CASES = [  # tuple.index's "x not in tuple" named neither the agent nor the 
 def test_aec_unknown_agent_is_named(call, words):
     with pytest.raises(ValueError) as info:
         call()
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 WEB_CASES = [  # checked before the server starts (and before the web extra is needed)
@@ -221,8 +224,7 @@ def test_web_bad_flags_are_one_line_and_exit_2(tmp_path, capsys, argv, words):
         app.main(argv)
     err = capsys.readouterr().err.strip()
     assert info.value.code == 2 and err.startswith("shengji-web: ") and "\n" not in err, err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
+    says(err, words)
 
 
 def test_web_without_its_extra_says_how_to_install_it(capsys, monkeypatch):
@@ -252,8 +254,7 @@ def test_train_empty_paths_are_named(tmp_path, capsys, monkeypatch, argv, words)
     assert train.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("train.py: ") and "\n" not in err, err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
+    says(err, words)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -291,8 +292,7 @@ def test_game_log_fields_of_the_wrong_type_are_named(change, words):
 
     with pytest.raises(ValueError) as info:
         GameLog.from_json(_game_log() | change)
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 @pytest.mark.parametrize("data, words", [
@@ -307,8 +307,7 @@ def test_game_log_file_that_is_not_one_names_the_file(tmp_path, data, words):
     (tmp_path / "log.json").write_bytes(data)
     with pytest.raises(ValueError) as info:
         GameLog.load(tmp_path / "log.json")
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 def test_a_good_game_log_still_replays(tmp_path):
@@ -357,8 +356,7 @@ DEALS_CASES = [  # the messages named neither the argument nor what is allowed
 def test_deals_arguments_are_named(call, exc, words):
     with pytest.raises(exc) as info:
         call()
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 def test_deals_with_numpy_ints_still_round_trip(tmp_path):
@@ -420,8 +418,7 @@ def test_train_config_with_a_key_given_twice_is_refused(tmp_path, text, words):
     (tmp_path / "cfg.yaml").write_text(text)
     with pytest.raises(ConfigError) as info:
         train_config.load(tmp_path / "cfg.yaml")
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
 
 
 def test_train_config_merge_keys_may_still_be_overridden(tmp_path):
@@ -474,8 +471,7 @@ def test_web_host_and_port_it_cannot_listen_on_are_one_line(capsys):
                 app.main(argv)
             out, err = capsys.readouterr()
             assert info.value.code == 2 and "\n" not in err.strip() and out == "", (out, err)
-            for w in words:
-                assert w in err, f"{w!r} not in {err!r}"
+            says(err, words)
 
 
 def test_the_play_command_prints_no_traceback(tmp_path):
@@ -525,6 +521,5 @@ def test_resolve_and_register_name_the_wrong_type(call, exc, words):
 
     with pytest.raises(exc) as info:
         call()
-    for w in words:
-        assert w in str(info.value), f"{w!r} not in {str(info.value)!r}"
+    says(str(info.value), words)
     assert "three" not in BUILTIN
