@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_engine import check_invariants, structured_pick
 from test_engine_decks import _scripted_deck
 
 from shengji_env import cards
@@ -158,6 +159,11 @@ def test_partners_quad_breaks_a_thrown_tractor_in_both(options, led):
       "D:2 3 4 5 6 7 8 9 J Q K A"], 2),
     # a throw is not a simple chain: a quad that follows it is no match
     (["H:3 3 4 4 A", "H:7 7 7 7 2", "D:2 3 4 5 6", "C:2 3 4 5 6"], 0),
+    # quad ruffs of equal strength (off-suit level cards): the earlier stays; a higher one wins
+    (["H:3 3 4 4", "C:10 10 10 10", "D:10 10 10 10", "S:A A K K"], 1),
+    (["H:3 3 4 4", "C:10 10 10 10", "S:10 10 10 10", "S:A A K K"], 2),
+    # a quad led is not a chain: a tractor cannot beat it
+    (["H:3 3 3 3", "H:A A K K", "D:2 3 4 5", "C:2 3 4 5"], 0),
 ])
 def test_tuple_beats_chain_trick_winner(plays, winner):
     assert trick_winner([P(p, 4) for p in plays], CTX[4], Rules(decks=4)) == winner
@@ -304,3 +310,88 @@ def test_find_friends_level_is_the_dealers_own():
     eng = Engine(cfg, 1, 1, levels=("3", "5", "7", "9"), dealer=2)
     s = eng.reset()
     assert g.level == cards.rank_index("7") == int(s.level[0])
+
+
+def test_carrier_ruff_beats_a_higher_tractor_ruff_in_both():
+    # §9.3 / §10.7, 4 decks: a 4-pair tractor led; seat 1 ruffs with a trump tractor, seat 2
+    # with trump consecutive quads of lower rank, which beat it
+    both = Both(["H:3 3 4 4 5 5 6 6", "S:A A K K Q Q J J", "S:2 2 2 2 3 3 3 3",
+                 "D:2 3 4 5 6 7 8 9"], 4)
+    both.play("H:3 3 4 4 5 5 6 6", end=True)
+    assert both.finish().last_trick[2] == 2
+
+
+def test_one_deck_throw_of_singles_in_both():
+    # TH-15 dealt (1 deck, L=10 here): H:A Q thrown while seat 3 holds H:K → forced H:Q
+    both = Both(["H:A Q, C:2", "D:2 3 4", "D:5 6 7", "H:K, C:3 4"], 1)
+    both.play("H:A Q", end=True)
+    assert both.trick(0) == "H:Q"
+    both.finish()
+
+
+# ------------------------------------------------------- differential: tuple-rich deals
+
+def clumpy_deck(rng, cfg) -> np.ndarray:
+    """A dealing order (first drawer 0) whose hands hold runs of neighbouring identities:
+    the pack in suit blocks (ranks in order, all copies together) is cut into chunks of 1-8
+    cards, each given whole to one seat with room, so triples, quads, tractors, Titanics and
+    carriers are common (random deals rarely make them)."""
+    ids = np.repeat(np.arange(54), cfg.decks)
+    blocks = [ids[(ids >= 13 * s) & (ids < 13 * s + 13)] for s in range(4)] + [ids[ids >= 52]]
+    seq = np.concatenate([blocks[i] for i in rng.permutation(5)])
+    seq = np.roll(seq, int(rng.integers(seq.size))).tolist()
+    seat = 0
+    hands: list[list[int]] = [[], [], [], []]
+    kitty: list[int] = []
+    left = 0  # cards still to give to the current chunk's seat
+    for c in seq:
+        room = [i for i in range(4) if len(hands[i]) < cfg.hand_size]
+        if not room:
+            kitty.append(c)
+            continue
+        if left == 0 or seat not in room:
+            seat, left = int(rng.choice(room)), int(rng.integers(1, 9))
+        hands[seat].append(c)
+        left -= 1
+    for h in hands:
+        rng.shuffle(h)
+    order = [hands[j % 4][j // 4] for j in range(4 * cfg.hand_size)]
+    return np.array(order + kitty, dtype=np.int64)
+
+
+@pytest.mark.parametrize("decks,options", [
+    (3, {"partnership": "FIND_FRIEND", "tuple_beats_chain": True, "throw_penalty": "PER_CARD_10"}),
+    (4, {"titanic_follow_order": "C", "failed_throw_choice": "NEXT_PLAYER"}),
+    (4, {"partnership": "FIND_FRIEND", "kitty_multiplier": "LINEAR", "tiered_precedence": "LITERAL",
+         "follow_partial_tractor": True}),
+    (1, {"partnership": "FIND_FRIEND", "kitty_point_cards_allowed": False}),
+])
+def test_engine_agrees_on_tuple_rich_deals(decks, options):
+    """Engine and Game on dealt hands full of tuples and chains (``clumpy_deck``) at a random
+    level, leaders building tuples and throws: same masks, rewards, scores and logs."""
+    cfg = Rules(decks=decks, **options)
+    n, rng = 6, np.random.default_rng(decks)
+    deals = np.stack([clumpy_deck(rng, cfg) for _ in range(n)])
+    levels = ("7",) * (4 if cfg.partnership == "FIND_FRIEND" else 2)
+    eng = Engine(cfg, n, 0, levels=levels)
+    s = eng.reset(decks=deals, first_drawers=np.zeros(n, np.int64))
+    games = [Game(cfg, i, deck=deals[i], levels=levels) for i in range(n)]
+    while not s.done.all():
+        check_invariants(eng, s)
+        mask = eng.legal_mask(s)
+        actions = np.zeros(n, dtype=np.int64)
+        for i, g in enumerate(games):
+            if g.done:
+                continue
+            assert g.to_act == int(s.to_act[i]) and (g.legal_mask() == mask[i]).all()
+            seat = int(s.to_act[i])
+            leading = s.phase[i] == Phase.PLAY and s.lead_n[i] == 0
+            actions[i] = structured_pick(rng, mask[i], s.hands[i, seat], s.selection[i], leading)
+        s, rewards, _ = eng.step(s, actions)
+        for i, g in enumerate(games):
+            if not g.done:
+                assert np.array_equal(g.step(int(actions[i])), rewards[i])
+    for i, g in enumerate(games):
+        assert (g.attacker_points, g.kitty_bonus, g.next_dealer) == (
+            int(s.attacker_points[i]), int(s.kitty_bonus[i]), int(s.next_dealer[i]))
+        assert g.log == eng.game_log(s, i)
