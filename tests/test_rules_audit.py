@@ -226,6 +226,17 @@ def test_titanic_order_C_tractor_and_any_two_cards():
         want(*legal, decks=3)
 
 
+def test_partial_tractor_option_with_a_pair_out_of_a_triple():
+    # §8.2 option with 3 decks (FO-19's shape): a 3-pair tractor led, no 3-pair tractor held;
+    # the pair K K comes out of a triple; default any three of the four pairs, with
+    # follow_partial_tractor the tractor K K Q Q and one more pair
+    hand, lead = "H:K K K Q Q 7 7 2 2", "H:3 3 4 4 5 5"
+    assert follows(hand, lead, 3) == want("H:K K Q Q 7 7", "H:K K Q Q 2 2", "H:K K 7 7 2 2",
+                                          "H:Q Q 7 7 2 2", decks=3)
+    assert follows(hand, lead, 3, follow_partial_tractor=True) == want(
+        "H:K K Q Q 7 7", "H:K K Q Q 2 2", decks=3)
+
+
 def test_throw_follow_masks_agree_in_both():
     # two triples thrown (A and Q are not adjacent), dealt: the follower's masks in the engine
     # and the game; J J J answers the first triple, so K K 9 9 (two pairs, no triple) is not a
