@@ -22,7 +22,14 @@ the batched engine is checked against, so every decision point is spelled out he
   card he holds every copy of, when he then plays alone; §10.6). The friend is resolved at once
   (``scoring.resolve_friend`` on the hands after the bury: kitty copies belong to nobody) and fixed
   for the hand; the table learns him when he plays a copy of the friend card (``friend_shown``,
-  ``friend_trick``). Points are counted for the actual sides from the first trick.
+  ``friend_trick``). Points are counted for the actual sides from the first trick. With 3+ decks
+  a dealer who holds every copy but the buried ones plays alone (no other seat holds one: §10.6's
+  "first player after the dealer who holds a copy" finds nobody; AMB-16, kitty copies belong to
+  nobody). Where RULES.md names a partner or an opponent before the friend exists, find-friends
+  keeps the seats of fixed partnerships (the text is silent; the friend is hidden): under
+  ``POST_DEAL_PARTNER_FIRST`` the window starts with, and ``NAME`` is asked of, the seat opposite
+  the dealer (§4.7); under ``failed_throw_choice=NEXT_PLAYER`` the leader's next seat chooses the
+  forced unit (§7.4.3 "an opponent"), even when it is his hidden friend.
 * **Hand over.** Kitty bonus, level change, rewards, next dealer (§10). In ``episode="match"``
   the next hand is dealt until a team wins. Find-friends: levels are per player (``levels`` holds
   four), each member of the gaining side gains the side's levels, the next dealer is the first
@@ -295,7 +302,9 @@ class Game:
             free = hand.astype(np.int64) - self.selection > 0
             if not self.cfg.kitty_point_cards_allowed:
                 plain = free & (cards.POINTS == 0)
-                # RULES.md §5.2 (1-deck tradition): no point cards while others remain
+                # RULES.md §5.2 (1-deck tradition): no point cards while others remain; a
+                # dealer holding fewer cards without points than the kitty takes (a custom
+                # kitty_size only; §5.2 is silent) buries point cards too, as he must
                 left = self.cfg.kitty_size - int(self.selection.sum())
                 if int(((hand.astype(np.int64) - self.selection) * (cards.POINTS == 0)).sum()) >= left:
                     free = plain
