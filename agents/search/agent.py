@@ -115,9 +115,10 @@ class PIMCAgent(BasePolicy):
 
     Options (keywords, all with defaults, so a spec resolver can pass ``pimc?worlds=32``):
 
-    * ``worlds``: deals sampled per searched decision to choose the best play (12);
+    * ``worlds``: deals sampled per searched decision to choose the best play (24; 12 until 6
+      December 2026: agents/search/README.md, "Worlds on fresh deals");
     * ``candidates``: whole plays compared per decision, at most (5);
-    * ``recheck``: further deals on which the best play must beat the heuristic's (12; 0: the
+    * ``recheck``: further deals on which the best play must beat the heuristic's (24; 0: the
       same worlds), by ``z`` (0.5) standard errors; ``points_weight``: weight of the side's
       points (per level step) in the score (0.25);
     * ``recheck_play``: ``"all"`` (default) plays every candidate in every world, recheck
@@ -162,11 +163,11 @@ class PIMCAgent(BasePolicy):
 
     name = "pimc"
 
-    def __init__(self, rules: Rules | None = None, worlds: int = 12, candidates: int = 5,
+    def __init__(self, rules: Rules | None = None, worlds: int = 24, candidates: int = 5,
                  rollout: str = "net", seed: int | None = 0, time_ms: float | None = None,
                  follow_cap: int = 64, max_worlds: int = 256, prior_weights: str | None = None,
                  sampler: WorldSampler | None = None, threads: int | None = 1,
-                 recheck: int = 12, z: float = 0.5, points_weight: float = 0.25,
+                 recheck: int = 24, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
                  endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0):
