@@ -33,6 +33,11 @@ SPECS = [
     ("pimc?z=.inf", ["z=inf", "a finite number"]),
     ("pimc?time_ms=.nan", ["time_ms=nan", "a finite number or none"]),
     ("pimc?rollout=3", ["rollout=3", "a string"]),
+    ("pimc?recheck=-1", ["recheck=-1", "at least 0"]),  # was an IndexError mid-search
+    ("pimc?follow_cap=0", ["follow_cap=0", "at least 1"]),  # was accepted
+    ("pimc?max_worlds=0", ["max_worlds=0", "at least 1"]),  # was accepted
+    ("pimc?worlds=1000000000", ["worlds + recheck=1000000024", "at most 4096"]),  # MemoryError
+    ("pimc?bury_worlds=100000", ["bury_worlds=100000", "at most 4096"]),
     ("bot?sample=maybe", ["sample='maybe'", "true or false"]),
     ("bot?sample=2", ["sample=2", "true or false"]),
     ("bot?threads=1.5", ["threads=1.5", "an integer or none"]),

@@ -110,6 +110,11 @@ class SearchRecord:
         return getattr(self, key)
 
 
+#: deals per searched decision at most (worlds + recheck, and the bury's): 4,096 deals of 5
+#: candidates are a batch of 20,480 games, several seconds a decision on one core
+MAX_WORLDS = 4096
+
+
 class PIMCAgent(BasePolicy):
     """Perfect-information Monte-Carlo search on the batched engine.
 
@@ -182,6 +187,18 @@ class PIMCAgent(BasePolicy):
         self.time_ms = None if time_ms is None else float(time_ms)
         self.follow_cap, self.max_worlds = int(follow_cap), int(max_worlds)
         self.recheck, self.z, self.points_weight = int(recheck), float(z), float(points_weight)
+        if self.recheck < 0 or self.follow_cap < 1 or self.max_worlds < 1:
+            raise ValueError(f"recheck={recheck!r} must be at least 0, follow_cap={follow_cap!r} "
+                             f"and max_worlds={max_worlds!r} at least 1")
+        # one decision plays (worlds + recheck) × candidates games in one engine batch: a
+        # mistyped count should be refused here, not end in a MemoryError mid-game
+        for name, n in (("worlds + recheck", worlds + self.recheck),
+                        ("max_worlds + recheck", self.max_worlds + self.recheck),
+                        ("bury_worlds", int(bury_worlds))):
+            if n > MAX_WORLDS:
+                raise ValueError(f"{name}={n}; at most {MAX_WORLDS} deals per decision "
+                                 f"(worlds={worlds}, recheck={recheck}, max_worlds={max_worlds}, "
+                                 f"bury_worlds={bury_worlds})")
         if recheck_play not in ("pair", "all"):
             raise ValueError(f"recheck_play={recheck_play!r}; expected 'pair' or 'all'")
         self.recheck_play = recheck_play
