@@ -186,14 +186,14 @@ def _file_records(path: str) -> dict:
     deterministic). ``ValueError`` if one hand holds two results: the file mixes settings or
     deal sets."""
     hands = {}
-    for line in open(path):
-        if line.strip():
-            r = json.loads(line)
-            key = (r["deal"], r["a_seats"])
-            if hands.setdefault(key, r) != r:
-                raise ValueError(f"{path}: deal {key[0]}, agent seats {key[1]} is recorded twice "
-                                 f"with different results ({hands[key]} and {r}): the file "
-                                 "mixes settings or deal sets")
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        key = (r["deal"], r["a_seats"])
+        if hands.setdefault(key, r) != r:
+            raise ValueError(f"{path}: deal {key[0]}, agent seats {key[1]} is recorded twice "
+                             f"with different results ({hands[key]} and {r}): the file "
+                             "mixes settings or deal sets")
     return hands
 
 
