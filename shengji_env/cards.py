@@ -93,7 +93,7 @@ def _show(value) -> str:
     return f"{type(value).__name__} {r if len(r) <= 60 else r[:57] + '...'}"
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     """A Python or numpy integer, but not a bool (True is an int to Python, never a card here)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -102,7 +102,7 @@ def _check_decks(decks) -> int:
     """``decks`` as an int 1-4 (RULES.md §11), or ``TypeError``/``ValueError`` naming it.
 
     Count vectors are ``uint8``: an unchecked ``decks`` of 256 would wrap to 0 copies."""
-    if not _is_int(decks):
+    if not is_int(decks):
         raise TypeError(f"decks={decks!r} is not allowed; expected an int 1-4, got {type(decks).__name__}")
     if not 1 <= decks <= 4:
         raise ValueError(f"decks={decks!r} is not allowed; expected an int 1-4 (RULES.md §11)")
@@ -119,7 +119,7 @@ def _suit_index(suit) -> int:
             raise ValueError(f"unknown suit {suit!r}{_unicode_hint(suit)}; expected {_SUIT_WORDS} "
                              f"or 0-3{joker}")
         return s
-    if not _is_int(suit):
+    if not is_int(suit):
         raise TypeError(f"suit {suit!r} is not allowed; expected 0-3 or {_SUIT_WORDS}, got "
                         f"{type(suit).__name__}")
     if not 0 <= suit < NUM_SUITS:
@@ -129,7 +129,7 @@ def _suit_index(suit) -> int:
 
 def _card_index(card) -> int:
     """``card`` as an int id 0-53 (a float or bool is refused, not truncated)."""
-    if not _is_int(card):
+    if not is_int(card):
         raise TypeError(f"card id {card!r} is not allowed; expected an int 0-53, got {type(card).__name__}")
     if not 0 <= card < NUM_CARDS:
         raise ValueError(f"card id {card} out of range 0-53")
@@ -149,7 +149,7 @@ def card_id(suit: int | str, rank: int | str) -> int:
 
 def rank_index(rank: str | int) -> int:
     """Rank "2".."A" (or "T" for ten, or an int 0-12) → 0-12."""
-    if _is_int(rank):
+    if is_int(rank):
         if 0 <= rank < NUM_RANKS:
             return int(rank)
         raise ValueError(f"rank index {rank} out of range 0-12")
@@ -301,7 +301,7 @@ def from_ids(ids, decks: int = 2) -> np.ndarray:
             raise TypeError(f"from_ids() expects an iterable of card ids 0-53, got {_show(ids)}")
         arr = list(ids)
         for i, c in enumerate(arr):
-            if not _is_int(c):
+            if not is_int(c):
                 raise TypeError(f"card id {c!r} (position {i}) is not allowed; expected an int 0-53, "
                                 f"got {type(c).__name__}")
             if not 0 <= c < NUM_CARDS:

@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cards import is_int
 from .core.engine import Engine
 from .events import Event, explain
 from .rules.config import Rules
@@ -173,25 +174,21 @@ class GameLog:
             raise ValueError(f"{path} is not a readable game log: {e}") from None
 
 
-def _int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 #: (field, check, what is allowed) of a parsed game log; the values themselves are checked by
 #: the engine when the log is replayed
 _FIELDS = [
     ("rules", lambda v: isinstance(v, dict), "an object of rules options"),
     ("engine", lambda v: isinstance(v, dict) and {"episode", "reward", "levels", "dealer"} <= set(v),
      "an object with episode, reward, levels and dealer"),
-    ("seed", _int, "an int"),
+    ("seed", is_int, "an int"),
     ("given_deck", lambda v: isinstance(v, bool), "true or false"),
-    ("deck", lambda v: isinstance(v, list) and all(_int(c) for c in v), "a list of card ids"),
-    ("first_drawer", _int, "a seat 0-3"),
-    ("levels", lambda v: isinstance(v, list) and all(_int(x) for x in v), "a list of ints"),
+    ("deck", lambda v: isinstance(v, list) and all(is_int(c) for c in v), "a list of card ids"),
+    ("first_drawer", is_int, "a seat 0-3"),
+    ("levels", lambda v: isinstance(v, list) and all(is_int(x) for x in v), "a list of ints"),
     ("agents", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
      "a list of agent names"),
     ("decisions", lambda v: isinstance(v, list) and all(
-        isinstance(x, list) and len(x) == 2 and _int(x[0]) and _int(x[1]) for x in v),
+        isinstance(x, list) and len(x) == 2 and is_int(x[0]) and is_int(x[1]) for x in v),
      "a list of [seat, action id] pairs of ints"),
     ("result", lambda v: v is None or isinstance(v, dict), "null or an object"),
     ("extra", lambda v: isinstance(v, dict), "an object"),

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cards
+from .cli import OneLineParser
 from .events import Event, deal_round, deal_story, round_line, seat_word, team_word, tricks_won
 from .render import format_hand, render_state
 from .rules.actions import END, PASS, Phase, action_layout, describe_action
@@ -256,17 +257,10 @@ class Table:
         return "\n".join(deal_story([ev for ev in self.sess.events if ev.kind in keep]))
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block) and exit status 2 (DESIGN.md §7)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: {' '.join(str(message).split())} (see {self.prog} --help)\n")
-
-
 def main(argv=None, resolve_agent=None) -> int:
     """Terminal play. ``resolve_agent(spec, rules) -> Policy`` turns an ``AGENT`` spec into a
     policy (it raises ``ValueError`` for a spec it does not know); ``None``: random only."""
-    parser = _Parser(prog="shengji-play", description=__doc__.splitlines()[0], epilog=NOTATION,
+    parser = OneLineParser(prog="shengji-play", description=__doc__.splitlines()[0], epilog=NOTATION,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     parser.add_argument("--decks", type=int, choices=(1, 2, 3, 4), default=2, help="card decks")

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from shengji_env import Rules
+from shengji_env.cards import is_int
 from shengji_env.core.observe import observe_game
 from shengji_env.gamelog import GameLog
 from shengji_env.rules import seats
@@ -68,7 +69,7 @@ class Deals:
     seed: int = -1
 
     def __post_init__(self):
-        if not _is_int(self.seed) or self.seed < -1:  # save wrote seed='x', load refused it
+        if not is_int(self.seed) or self.seed < -1:  # save wrote seed='x', load refused it
             raise ValueError(f"seed={self.seed!r}; expected an int >= 0 (or -1: unknown)")
         object.__setattr__(self, "seed", int(self.seed))
         decks = np.asarray(self.decks)
@@ -105,9 +106,9 @@ class Deals:
 
         The first drawer is ``rules.initial_first_drawer``, or drawn when it is ``"RANDOM"``.
         """
-        if not _is_int(num_deals) or num_deals < 1:  # True dealt one; 2.5 was a TypeError
+        if not is_int(num_deals) or num_deals < 1:  # True dealt one; 2.5 was a TypeError
             raise ValueError(f"num_deals={num_deals!r}; expected an int >= 1")
-        if not _is_int(seed) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ValueError(f"seed={seed!r}; expected an int >= 0")
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a shengji_env.Rules, got {type(rules).__name__}")
@@ -174,10 +175,6 @@ class Deals:
             return cls(decks, first, seed)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
 def _int_field(f, key: str, path) -> int:

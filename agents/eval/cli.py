@@ -34,6 +34,7 @@ from itertools import combinations
 from pathlib import Path
 
 from shengji_env import Rules
+from shengji_env.cli import OneLineParser
 
 from ..base import Policy
 from ..specs import parse, resolve
@@ -213,13 +214,6 @@ def format_report(rep: dict) -> str:
     return "\n".join(lines)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block) and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
 def _parse_rule(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"--rule {text!r}: expected NAME=VALUE, e.g. "
@@ -238,7 +232,7 @@ def _parse_rule(text: str) -> tuple[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="shengji-eval", description="Play agents against each other on duplicate deals "
         "(each deal twice, teams swapped) and report win rates with 95% confidence intervals.")
     p.add_argument("agents", nargs="+", metavar="AGENT",

@@ -50,6 +50,7 @@ else:
     _MISSING = None
 
 from shengji_env import Rules
+from shengji_env.cli import OneLineParser
 from shengji_env.gamelog import GameLog
 from shengji_env.session import Session
 
@@ -344,13 +345,6 @@ class _Table:
             "story": story_items(sess.events)})
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block) and exit status 2 (DESIGN.md §7)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: {' '.join(str(message).split())} (see {self.prog} --help)\n")
-
-
 def _check_args(p: argparse.ArgumentParser, args) -> None:
     """What uvicorn would turn into a traceback or the page into a puzzle: a port outside
     1-65535, ``--max-games 0`` (every game refused as "the server is busy"), an empty host or
@@ -385,7 +379,7 @@ def _check_args(p: argparse.ArgumentParser, args) -> None:
 
 
 def main(argv=None) -> int:
-    p = _Parser(prog="shengji-web", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="shengji-web", description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                    "127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765)

@@ -40,11 +40,6 @@ from .tables import Switches, Tables
 DECLARE, NAME, BURY, PLAY, CHOOSE, OVER, FRIEND = (int(p) for p in Phase)
 
 
-def _is_int(x) -> bool:
-    """A python or numpy int, not a bool (``True == 1`` would pass as seat 1)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 def _short(x) -> str:
     text = repr(x)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -69,9 +64,9 @@ class Engine:
         if not isinstance(cfg, Rules):
             raise TypeError(f"rules must be a shengji_env.Rules, got {type(cfg).__name__}")
         check_supported(cfg)
-        if not _is_int(num_games) or num_games < 1:
+        if not cards.is_int(num_games) or num_games < 1:
             raise ValueError(f"num_games={num_games!r}; expected a positive int")
-        if not _is_int(seed) or seed < 0:
+        if not cards.is_int(seed) or seed < 0:
             raise ValueError(f"seed={seed!r}; expected an int >= 0 (game i uses seed + i)")
         if episode not in ("hand", "match"):
             raise ValueError(f"episode={episode!r}; expected 'hand' or 'match'")
@@ -81,7 +76,7 @@ class Engine:
             dealer = "random" if dealer is None else dealer
         else:
             try:  # ranks as "2".."A" or indices 0-12 (numpy ints too), like rules.Game
-                ranks = tuple(cards.rank_index(int(x) if _is_int(x) else x) for x in levels)
+                ranks = tuple(cards.rank_index(int(x) if cards.is_int(x) else x) for x in levels)
             except (TypeError, ValueError):
                 ranks = ()
             find_friend = cfg.partnership == "FIND_FRIEND"
@@ -93,9 +88,9 @@ class Engine:
         if levels != "random" and dealer is None and len(set(levels)) != 1:
             raise ValueError("a first hand (dealer=None) needs both teams at the same level")
         if not (dealer is None or (isinstance(dealer, str) and dealer == "random")
-                or (_is_int(dealer) and 0 <= dealer <= 3)):
+                or (cards.is_int(dealer) and 0 <= dealer <= 3)):
             raise ValueError(f"dealer={dealer!r}; expected None, a seat 0-3 or 'random'")
-        dealer = int(dealer) if _is_int(dealer) else dealer
+        dealer = int(dealer) if cards.is_int(dealer) else dealer
         self.num_games, self.seed = int(num_games), int(seed)
         self.episode, self.reward, self.levels, self.dealer = episode, reward, levels, dealer
         self.auto_forced = bool(auto_forced)
@@ -118,7 +113,7 @@ class Engine:
         ``int[B, 54·d]`` dealing orders for the first hand instead of shuffles, with
         ``first_drawers`` ``int[B]`` (as ``rules.Game(deck=...)``; for duplicate deals)."""
         B = self.num_games
-        if not _is_int(self.seed) or self.seed < 0:  # the attribute may be reassigned
+        if not cards.is_int(self.seed) or self.seed < 0:  # the attribute may be reassigned
             raise ValueError(f"seed={self.seed!r}; expected an int >= 0 (game i uses seed + i)")
         seeds = self.seed + np.arange(B) if seeds is None else np.asarray(seeds)
         if seeds.shape != (B,):
@@ -228,7 +223,7 @@ class Engine:
         if s.num_games == 1 and type(seats) is np.ndarray and seats.shape == (1,) \
                 and seats.dtype.kind in "iu" and 0 <= int(seats[0]) <= 3:
             return seats  # the AEC env's one seat: the checks below cost more than the observation
-        a = np.full(s.num_games, int(seats)) if _is_int(seats) else np.asarray(seats)
+        a = np.full(s.num_games, int(seats)) if cards.is_int(seats) else np.asarray(seats)
         if (a.shape != (s.num_games,) or a.dtype.kind not in "iu" or int(a.min()) < 0
                 or int(a.max()) > 3):
             raise ValueError(f"seats={seats!r}; expected a seat 0-3 or int[{s.num_games}] of "
