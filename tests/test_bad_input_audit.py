@@ -528,3 +528,37 @@ def test_resolve_and_register_name_the_wrong_type(call, exc, words):
         call()
     says(str(info.value), words)
     assert "three" not in BUILTIN
+
+
+def test_a_batch_the_machine_cannot_hold_is_refused_when_the_engine_is_built(monkeypatch):
+    from shengji_env.core import engine
+    from shengji_env.core.engine import Engine
+
+    # a 10**12-game engine was built and failed only at reset, with numpy's MemoryError
+    with pytest.raises(ValueError) as e:
+        Engine(Rules(), 10**12)
+    says(str(e.value), ["num_games=1,000,000,000,000", "GiB", "at most"])
+    monkeypatch.setattr(engine, "physical_memory", lambda: 64 * engine.BYTES_PER_GAME)
+    Engine(Rules(), 64)
+    with pytest.raises(ValueError, match="at most 64 games"):
+        Engine(Rules(), 65)
+    monkeypatch.setattr(engine, "physical_memory", lambda: None)  # the OS does not say
+    Engine(Rules(), 10**12)
+
+
+def test_train_num_envs_the_machine_cannot_hold_makes_no_run_folder(tmp_path, capsys,
+                                                                    monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("train", root / "train.py")
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    monkeypatch.chdir(tmp_path)
+    # was a MemoryError traceback at the first reset, after the run folder had been made
+    assert train.main(["--config", str(root / "configs/ppo_selfplay.yaml"), "--set",
+                       "run.num_envs=100000000", "--set", f"run.run_root={tmp_path}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("train.py: run.num_envs: num_games=100,000,000") and "\n" not in err
+    assert list(tmp_path.iterdir()) == []

@@ -175,8 +175,13 @@ def check_runnable(cfg, resume: dict | None) -> None:
     network, optimizer and random states fit the (possibly ``--set``-changed) config."""
     from agents.specs import resolve
     from shengji_env import Rules
+    from shengji_env.core.engine import check_num_games
 
     rules = Rules(**cfg.rules)
+    try:  # the env batch: a size the machine cannot hold is refused here, not at reset
+        check_num_games(cfg.run.num_envs)
+    except ValueError as e:
+        raise ConfigError(f"run.num_envs: {e}") from None
     for spec in cfg.eval.opponents:
         try:
             resolve(spec, rules)
