@@ -23,7 +23,7 @@ from scipy import stats
 from agents import HeuristicAgent
 from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
-from agents.search.rollout import NetRollout, load_rollout_net
+from agents.search.rollout import NetRollout, SampledRollout, load_rollout_net
 from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
 from shengji_env.core import Engine
@@ -340,6 +340,42 @@ def test_seeded_decision_is_reproducible():
         runs.append(out)
     assert runs[0] == runs[1]
     assert any(v is not None for _, v in runs[0])
+
+
+def test_sampled_rollouts_share_noise_within_a_world_and_follow_the_temperature():
+    cfg = Rules()
+    net = NetRollout(load_rollout_net(None, cfg))
+    (eng, s, obs, mask), *_ = list(mid_hand_states(cfg, seeds=[43], every=0.5))
+    obs, mask = np.repeat(obs[None], 600, 0), np.repeat(mask[None], 600, 0).astype(bool)
+    # three candidates per world: the rows of one world draw the same noise, so make one play
+    sampler = SampledRollout(net, 1.0, group=3)
+    sampler.rng = np.random.default_rng(0)
+    acts = sampler(obs, mask).reshape(200, 3)
+    assert (acts == acts[:, :1]).all() and mask[0, acts].all()
+    # at temperature 1 the plays follow the network's own distribution; near 0 its greedy play
+    p = np.exp(net.log_probs(obs[:1], mask[:1])[0])
+    top = int(p.argmax())
+    share = (SampledRollout(net, 1.0)(obs, mask) == top).mean()
+    assert abs(share - p[top]) < 4 * np.sqrt(p[top] * (1 - p[top]) / 600) + 1e-9
+    assert (SampledRollout(net, 1e-6)(obs, mask) == net(obs[:1], mask[:1])[0]).all()
+
+
+def test_sampled_rollout_decisions_are_reproducible_and_legal():
+    cfg = Rules()
+    with pytest.raises(ValueError, match="network rollout"):
+        PIMCAgent(cfg, rollout="heuristic", rollout_temperature=1.0)
+    states = list(itertools.islice(mid_hand_states(cfg, seeds=[47], every=0.5), 5))
+    runs = []
+    for _ in range(2):
+        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3, rollout_temperature=1.0)
+        out = []
+        for eng, s, obs, mask in states:
+            a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            assert mask[a]
+            out.append((a, None if agent.last["values"] is None
+                        else agent.last["values"].tobytes()))
+        runs.append(out)
+    assert runs[0] == runs[1] and any(v is not None for _, v in runs[0])
 
 
 def test_value_options_agree_with_the_hand_won():

@@ -63,7 +63,7 @@ from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
 from .history import PlayHistory, consistent_worlds
-from .rollout import NetRollout, PolicyRollout, load_rollout_net, play_out
+from .rollout import NetRollout, PolicyRollout, SampledRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
 __all__ = ["PIMCAgent", "SearchRecord"]
@@ -175,7 +175,8 @@ class PIMCAgent(BasePolicy):
                  recheck: int = 24, z: float = 0.5, points_weight: float = 0.25,
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
-                 endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0):
+                 endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0,
+                 rollout_temperature: float = 0.0):
         self.rules = rules if rules is not None else Rules()
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
@@ -239,6 +240,15 @@ class PIMCAgent(BasePolicy):
             self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
         else:
             self.rollout = NetRollout(load_rollout_net(rollout, self.rules))
+        self.greedy_rollout = self.rollout
+        self.rollout_temperature = float(rollout_temperature)
+        if not self.rollout_temperature >= 0:
+            raise ValueError(f"rollout_temperature={rollout_temperature!r}; expected 0 (greedy "
+                             "rollouts) or a positive temperature")
+        if self.rollout_temperature > 0:
+            if not isinstance(self.rollout, NetRollout):
+                raise ValueError("rollout_temperature needs a network rollout policy")
+            self.rollout = SampledRollout(self.rollout, self.rollout_temperature)
         self.endgame = int(endgame)
         if self.endgame < 0:
             raise ValueError(f"endgame={endgame!r}; expected a card count, at least 0")
@@ -359,7 +369,7 @@ class PIMCAgent(BasePolicy):
         hands, kitty = self._worlds(view, self.worlds + R, rng)
         S = world_states(self.plan_engine, view, hands, kitty)
         one = S.take([0])
-        ours = self._policy_play(one, view.leading, lambda o, m: self.rollout(o, m))
+        ours = self._policy_play(one, view.leading, lambda o, m: self.greedy_rollout(o, m))
         cands = self._candidates(view, one, ours)
         self.last = SearchRecord(cands)
         if len(cands) == 1:
@@ -443,6 +453,9 @@ class PIMCAgent(BasePolicy):
         hands[:, 0] = np.tile(own, (W + R, 1))
         kitty = np.tile(np.stack([a.kitty for a in after]), (W + R, 1))
         S = world_states(self.plan_engine, after[0], hands, kitty, own_hand=False)
+        if isinstance(self.rollout, SampledRollout):
+            self.rollout.group = K
+            self.rollout.rng = np.random.default_rng(rng.integers(2**63))
         t, c = time.perf_counter(), time.process_time()
         values, _ = play_out(self.plan_engine, self.roll_engine, S,
                              np.full((len(hands), 1), -1, dtype=np.int64), self.rollout)
@@ -479,6 +492,8 @@ class PIMCAgent(BasePolicy):
             t, c = time.perf_counter(), time.process_time()
             policy = (self.endgame_rollout if int(view.hand.sum()) <= self.endgame
                       else self.rollout)
+            if isinstance(policy, SampledRollout):
+                policy.group, policy.rng = K, np.random.default_rng(rng.integers(2**63))
             values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, policy)
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c

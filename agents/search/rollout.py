@@ -87,6 +87,25 @@ class NetRollout:
         return np.where(mask, self.logits(obs).numpy(), MASKED_LOGIT).argmax(1).astype(np.int64)
 
 
+class SampledRollout:
+    """A ``NetRollout`` that samples its play from ``softmax(logits / temperature)`` instead of
+    taking the greedy one. The noise is Gumbel-max with common random numbers: every ``group``
+    consecutive rows (one world's candidates) draw the same noise at each step, so candidates are
+    compared on the same luck. ``rng`` is set for each search (decisions stay a pure function of
+    the seed and the observation)."""
+
+    def __init__(self, net: NetRollout, temperature: float, group: int = 1):
+        self.net, self.temperature, self.group = net, float(temperature), int(group)
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        z = self.net.logits(obs).numpy().astype(np.float64) / self.temperature
+        B, A = z.shape
+        g = self.group if B % self.group == 0 else 1
+        noise = np.repeat(self.rng.gumbel(size=(B // g, A)), g, axis=0)
+        return np.where(mask, z + noise, -np.inf).argmax(1).astype(np.int64)
+
+
 class PolicyRollout:
     """Any ``Policy`` as a rollout policy (its ``act_batch``, randomness from ``rng``)."""
 
