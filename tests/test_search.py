@@ -21,16 +21,17 @@ import torch
 from scipy import stats
 
 from agents import HeuristicAgent
+from agents.checkpoint import load_checkpoint
 from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
-from agents.search.rollout import NetRollout, SampledRollout, load_rollout_net
+from agents.search.rollout import NetRollout, SampledRollout, default_weights, load_rollout_net
 from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
 from shengji_env.core import Engine
 from shengji_env.core.observe import decode, observe_game
 from shengji_env.core.world import world_states
 from shengji_env.rules import TrumpContext, decompose, legal_follows
-from shengji_env.rules.actions import Phase
+from shengji_env.rules.actions import Phase, action_layout
 from shengji_env.rules.game import Game
 
 PLAY = int(Phase.PLAY)
@@ -99,9 +100,22 @@ def small_problem(with_kitty: bool) -> Constraints:
 
 # ------------------------------------------------------------------------------ sampler
 
-@pytest.mark.parametrize("with_kitty", [False, True])
-def test_sampler_is_exactly_uniform_over_physical_deals(with_kitty):
-    cons = small_problem(with_kitty)
+def small_problem_three_decks() -> Constraints:
+    """Seven unseen cards with three copies of one identity (as with three decks: the
+    multiplicities of count-vector deals then go up to 3! per identity), a void, a known card."""
+    pool = np.zeros(54, dtype=np.int64)
+    pool[[0, 13, 26]] = [3, 2, 2]                              # S2 S2 S2 H2 H2 C2 C2
+    group = np.concatenate([np.repeat(np.arange(4), 13), [4, 4]])
+    allowed = np.ones((3, 5), dtype=bool)
+    allowed[2, 2] = False                                     # seat 3 is void in clubs
+    return Constraints(pool, group, np.array([3, 2, 2]), allowed, [((0,), 13, 1)])
+
+
+@pytest.mark.parametrize("problem", [lambda: small_problem(False), lambda: small_problem(True),
+                                     small_problem_three_decks],
+                         ids=["two_decks", "two_decks_kitty", "three_decks"])
+def test_sampler_is_exactly_uniform_over_physical_deals(problem):
+    cons = problem()
     exact = enumerate_deals(cons)
     assert len(exact) > 5
     assert len(set(exact.values())) > 1, "multiplicities must differ for the test to mean much"
@@ -116,12 +130,14 @@ def test_sampler_is_exactly_uniform_over_physical_deals(with_kitty):
     assert stats.chisquare(observed, expected).pvalue > 1e-3
 
 
-def test_sampled_worlds_are_consistent_mid_hand():
-    cfg = Rules()
+@pytest.mark.parametrize("decks, seeds, every, least", [(2, range(3), 0.3, 30), (1, [0], 0.5, 5),
+                                                        (3, [0], 0.3, 10), (4, [0], 0.25, 10)])
+def test_sampled_worlds_are_consistent_mid_hand(decks, seeds, every, least):
+    cfg = Rules(decks=decks)
     sampler = UniformSampler(cfg)
     rng = np.random.default_rng(0)
     checked = 0
-    for eng, s, obs, mask in mid_hand_states(cfg, seeds=range(3), every=0.3):
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=seeds, every=every):
         view = decode(obs, cfg)
         cons = constraints_from_view(view, cfg)
         assert consistent(cons, true_holders(s, view)), "the true deal must be possible"
@@ -138,7 +154,7 @@ def test_sampled_worlds_are_consistent_mid_hand():
         assert (eng.observe(W, seats=np.zeros(8, dtype=np.int64)) == obs[None]).all()
         assert (eng.legal_mask(W) == mask[None]).all()
         checked += 1
-    assert checked > 30
+    assert checked > least
 
 
 def test_sampler_respects_voids_and_known_cards_late_in_the_hand():
@@ -283,7 +299,7 @@ def play_hand_with(agent, cfg, seed):
     heur = HeuristicAgent(cfg)
     while game.phase != Phase.OVER:
         seat = game.to_act
-        mask = np.zeros(66, dtype=np.int8)
+        mask = np.zeros(action_layout(cfg).size, dtype=np.int8)
         legal = game.legal_actions()
         mask[legal] = 1
         obs = {"observation": observe_game(game, seat), "action_mask": mask}
@@ -300,8 +316,21 @@ def test_agent_plays_only_legal_actions():
 
 
 def test_agent_names_the_problem_when_the_network_does_not_fit_the_rules():
+    # a failed throw's unit chosen by the next player adds CHOOSE actions: no shipped network
     with pytest.raises(ValueError, match="does not fit these rules"):
-        PIMCAgent(Rules(decks=1))
+        PIMCAgent(Rules(failed_throw_choice="NEXT_PLAYER"))
+    with pytest.raises(ValueError, match="fixed partnership only"):
+        PIMCAgent(Rules(partnership="FIND_FRIEND"))
+
+
+@pytest.mark.parametrize("decks", [1, pytest.param(3, marks=pytest.mark.slow),
+                                   pytest.param(4, marks=pytest.mark.slow)])
+def test_agent_plays_every_deck_count_with_its_shipped_network(decks):
+    cfg = Rules(decks=decks)
+    assert load_checkpoint(default_weights(cfg))["rules"]["decks"] == decks
+    agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, bury_worlds=2, seed=0)
+    play_hand_with(agent, cfg, seed=decks)
+    assert agent.stats["searched"] > 10
 
 
 def test_one_world_one_candidate_makes_the_rollout_policys_play():

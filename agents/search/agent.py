@@ -178,6 +178,11 @@ class PIMCAgent(BasePolicy):
                  endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0,
                  rollout_temperature: float = 0.0):
         self.rules = rules if rules is not None else Rules()
+        if self.rules.partnership != "FIXED":
+            # a find-friends world would need the hidden friend consistent with the play so far
+            # and the points of each seat's tricks, which an observation does not hold
+            raise ValueError(f"PIMCAgent plays the fixed partnership only, not partnership="
+                             f"{self.rules.partnership!r}; in find-friends use 'heuristic'")
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
             raise ValueError(f"worlds={worlds} and candidates={candidates} must be at least 1")

@@ -26,16 +26,32 @@ from agents.base import BasePolicy
 from agents.checkpoint import load_checkpoint, net_from_checkpoint
 from agents.learners.nets import MASKED_LOGIT, canonical_tables
 
-__all__ = ["DEFAULT_WEIGHTS", "NetRollout", "PolicyRollout", "load_rollout_net", "play_out"]
+__all__ = ["DEFAULT_WEIGHTS", "NetRollout", "PolicyRollout", "default_weights",
+           "load_rollout_net", "play_out"]
 
-#: the shipped rollout network (configs/pimc_rollout.yaml; see agents/search/README.md)
-DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "rollout.pt"
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+#: the shipped rollout network of the default rules, 2 decks (configs/pimc_rollout.yaml; see
+#: agents/search/README.md)
+DEFAULT_WEIGHTS = WEIGHTS / "rollout.pt"
+#: the shipped networks for the other deck counts (fixed partners): the same recipe with
+#: ``--set rules.decks=N``
+DECK_WEIGHTS = {1: WEIGHTS / "rollout_1deck.pt", 2: DEFAULT_WEIGHTS,
+                3: WEIGHTS / "rollout_3decks.pt", 4: WEIGHTS / "rollout_4decks.pt"}
+
+
+def default_weights(rules) -> Path:
+    """The shipped rollout network for ``rules``' deck count (``DECK_WEIGHTS``); whether it fits
+    the rest of the rules (partnership, declaration and failed-throw options change the
+    observation and action layout) is checked when it is loaded."""
+    return DECK_WEIGHTS.get(rules.decks, DEFAULT_WEIGHTS)
 
 
 def load_rollout_net(path: str | Path | None, rules):
     """The ``PolicyValueNet`` stored at ``path`` (a trainer checkpoint or a run folder;
-    default: the shipped weights), rebuilt for ``rules``, in eval mode."""
-    return net_from_checkpoint(load_checkpoint(DEFAULT_WEIGHTS if path is None else path), rules)
+    default: the shipped weights for ``rules``' deck count), rebuilt for ``rules``, in eval
+    mode."""
+    return net_from_checkpoint(load_checkpoint(default_weights(rules) if path is None else path),
+                               rules)
 
 
 class NetRollout:
