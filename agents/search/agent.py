@@ -231,10 +231,10 @@ class PIMCAgent(BasePolicy):
             self.prior = NetRollout(load_rollout_net(prior_weights, self.rules))
         except ValueError as e:
             raise ValueError(f"PIMCAgent: the rollout/prior network does not fit these rules "
-                             f"({e}); the shipped one is for the default action layout (2 "
-                             "decks): train one with configs/pimc_rollout.yaml and these rules "
-                             "(--set rules.decks=1, say) and pass prior_weights= and rollout= "
-                             "its checkpoint") from None
+                             f"({e}); the shipped ones are for each deck count's default action "
+                             "layout: train one with configs/pimc_rollout.yaml and these rules "
+                             "(--set rules.failed_throw_choice=NEXT_PLAYER, say) and pass "
+                             "prior_weights= and rollout= its checkpoint") from None
         self.rollout_name = str(rollout)
         if rollout == "net":
             self.rollout = self.prior
