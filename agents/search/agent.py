@@ -245,7 +245,6 @@ class PIMCAgent(BasePolicy):
             self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
         else:
             self.rollout = NetRollout(load_rollout_net(rollout, self.rules))
-        self.greedy_rollout = self.rollout
         self.rollout_temperature = float(rollout_temperature)
         if not self.rollout_temperature >= 0:
             raise ValueError(f"rollout_temperature={rollout_temperature!r}; expected 0 (greedy "
@@ -374,7 +373,7 @@ class PIMCAgent(BasePolicy):
         hands, kitty = self._worlds(view, self.worlds + R, rng)
         S = world_states(self.plan_engine, view, hands, kitty)
         one = S.take([0])
-        ours = self._policy_play(one, view.leading, lambda o, m: self.greedy_rollout(o, m))
+        ours = self._policy_play(one, view.leading, self._greedy)
         cands = self._candidates(view, one, ours)
         self.last = SearchRecord(cands)
         if len(cands) == 1:
@@ -424,6 +423,12 @@ class PIMCAgent(BasePolicy):
         self.stats["searched"] += 1
         self.stats["search_s"] += time.perf_counter() - start
         return cands[chosen]
+
+    def _greedy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The rollout policy's own (greedy) play: the candidate it makes. Read from
+        ``self.rollout`` at each call, which expert iteration replaces as it trains."""
+        r = self.rollout
+        return (r.net if isinstance(r, SampledRollout) else r)(obs, mask)
 
     def _recheck(self, d: np.ndarray, best: int, inc: int) -> tuple[int, tuple]:
         """The confidence recheck: ``best`` replaces the incumbent ``inc`` only if its paired
