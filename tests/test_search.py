@@ -14,6 +14,7 @@
 
 import itertools
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -29,8 +30,8 @@ from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
 from shengji_env.core import Engine
 from shengji_env.core.observe import decode, observe_game
-from shengji_env.core.world import world_states
-from shengji_env.rules import TrumpContext, decompose, legal_follows
+from shengji_env.core.world import friend_consistent, friend_of_worlds, world_states
+from shengji_env.rules import TrumpContext, decompose, legal_follows, scoring, seats
 from shengji_env.rules.actions import Phase, action_layout
 from shengji_env.rules.game import Game
 
@@ -155,6 +156,88 @@ def test_sampled_worlds_are_consistent_mid_hand(decks, seeds, every, least):
         assert (eng.legal_mask(W) == mask[None]).all()
         checked += 1
     assert checked > least
+
+
+def test_friend_of_worlds_is_the_rules_friend():
+    rng = np.random.default_rng(3)
+    for decks in (1, 2, 3, 4):
+        for _ in range(200):
+            dealer, card = int(rng.integers(4)), int(rng.integers(54))
+            held = rng.multinomial(decks, [0.2] * 5)[:4]     # copies per seat; the rest buried
+            hands = np.zeros((1, 4, 54), dtype=np.uint8)
+            hands[0, :, card] = held
+            played = np.zeros((4, 54), dtype=np.uint8)
+            # a copy already played counts as held when the card was named
+            moved = [r for r in range(4) if hands[0, r, card] and rng.random() < 0.3]
+            for r in moved:
+                hands[0, r, card] -= 1
+                played[r, card] += 1
+            view = SimpleNamespace(friend_card=card, dealer=dealer, played=played)
+            want = scoring.resolve_friend(dealer, card, hands[0] + played, decks)
+            assert friend_of_worlds(view, hands)[0] == (-1 if want is None else want)
+
+
+def test_friend_consistent_keeps_only_worlds_that_agree_with_the_friends_facts():
+    played = np.zeros((4, 54), dtype=np.uint8)
+    card = 12                                                    # S:A, two decks
+    hands = np.zeros((4, 4, 54), dtype=np.uint8)
+    hands[0, 1, card] = hands[1, 2, card] = hands[2, 3, card] = 1  # worlds 0-2: seat 1, 2, 3
+    hands[3, 3, card] = 2                                        # world 3: seat 3 holds both
+    base = dict(friend_card=card, dealer=3, played=played, friend_shown=-1,
+                my_side=seats.SIDE_UNKNOWN)
+    # nothing shown, nothing played: every friend is possible (the dealer's next seat is 0)
+    assert friend_consistent(SimpleNamespace(**base), hands).all()
+    # seat 2 showed himself: only the worlds where he is the first holder after the dealer
+    shown = played.copy()
+    shown[2, card] = 1
+    view = SimpleNamespace(**base | dict(played=shown, friend_shown=2))
+    hands_shown = hands.copy()
+    hands_shown[1, 2, card] = 0                                  # world 1: his copy is played
+    hands_shown[3, 3, card], hands_shown[3, 0, card] = 0, 1      # world 3: seat 0 holds one
+    # world 0: seat 1, before him, holds the other copy; world 2: the dealer holds it
+    assert friend_consistent(view, hands_shown).tolist() == [False, True, True, False]
+    # seat 1 played a copy without showing himself: a seat before him holds one (seat 0)
+    quiet = played.copy()
+    quiet[1, card] = 1
+    view = SimpleNamespace(**base | dict(played=quiet))
+    two = np.zeros((2, 4, 54), dtype=np.uint8)
+    two[0, 0, card] = 1                                          # seat 0 holds the other copy
+    two[1, 2, card] = 1                                          # seat 2 does: seat 1 is friend
+    assert friend_consistent(view, two).tolist() == [True, False]
+    # what I (seat 0) know of my own side is kept too (card conservation implies it in real
+    # views; the check guards a sampler hook's worlds): the dealer is seat 1, I hold a copy
+    mine = np.zeros((2, 4, 54), dtype=np.uint8)
+    mine[:, 0, card] = 1
+    mine[0, 2, card] = 1                                         # seat 2, before me, holds one
+    mine[1, 1, card] = 1                                         # the dealer holds it
+    view = SimpleNamespace(**base | dict(dealer=1, my_side=seats.KNOWN_DEALER_SIDE))
+    assert friend_consistent(view, mine).tolist() == [False, True]
+    view = SimpleNamespace(**base | dict(dealer=1, my_side=seats.KNOWN_ATTACKER))
+    assert friend_consistent(view, mine).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("decks, seeds", [(2, range(3)), (1, range(2)), (3, [1])])
+def test_find_friends_worlds_give_the_seat_its_own_observation(decks, seeds):
+    cfg = Rules(decks=decks, partnership="FIND_FRIEND")
+    sampler = UniformSampler(cfg)
+    rng = np.random.default_rng(0)
+    checked = shown = 0
+    for eng, s, obs, mask in mid_hand_states(cfg, seeds=seeds, every=0.3):
+        view = decode(obs, cfg)
+        seat = int(s.to_act[0])
+        true = s.hands[0, [(seat + r) % 4 for r in range(4)]][None]
+        assert friend_consistent(view, true).all(), "the true deal must agree"
+        f = int(friend_of_worlds(view, true)[0])
+        assert (-1 if f < 0 else (seat + f) % 4) == int(s.friend[0])
+        hands, kitty = sampler.sample(view, 16, rng)
+        keep = friend_consistent(view, hands)
+        W = world_states(eng, view, hands[keep], kitty[keep])
+        assert (eng.observe(W, seats=np.zeros(int(keep.sum()), dtype=np.int64)) == obs[None]).all()
+        assert (eng.legal_mask(W) == mask[None]).all()
+        assert (W.dealer_side.sum(1) >= 1).all() and (W.captured == round(view.attacker_points)).all()
+        checked += 1
+        shown += view.friend_shown >= 0
+    assert checked > 10 and shown
 
 
 def test_sampler_respects_voids_and_known_cards_late_in_the_hand():
@@ -319,18 +402,32 @@ def test_agent_names_the_problem_when_the_network_does_not_fit_the_rules():
     # a failed throw's unit chosen by the next player adds CHOOSE actions: no shipped network
     with pytest.raises(ValueError, match="does not fit these rules"):
         PIMCAgent(Rules(failed_throw_choice="NEXT_PLAYER"))
-    with pytest.raises(ValueError, match="fixed partnership only"):
-        PIMCAgent(Rules(partnership="FIND_FRIEND"))
+    with pytest.raises(ValueError, match="does not fit these rules"):
+        PIMCAgent(Rules(partnership="FIND_FRIEND", failed_throw_choice="NEXT_PLAYER"))
 
 
-@pytest.mark.parametrize("decks", [1, pytest.param(3, marks=pytest.mark.slow),
-                                   pytest.param(4, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [1, 3, 4])
 def test_agent_plays_every_deck_count_with_its_shipped_network(decks):
     cfg = Rules(decks=decks)
     assert load_checkpoint(default_weights(cfg))["rules"]["decks"] == decks
     agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, bury_worlds=2, seed=0)
     play_hand_with(agent, cfg, seed=decks)
     assert agent.stats["searched"] > 10
+
+
+@pytest.mark.parametrize("decks", [2, pytest.param(1, marks=pytest.mark.slow),
+                                   pytest.param(3, marks=pytest.mark.slow),
+                                   pytest.param(4, marks=pytest.mark.slow)])
+def test_agent_plays_find_friends_with_its_shipped_network(decks):
+    cfg = Rules(decks=decks, partnership="FIND_FRIEND")
+    saved = load_checkpoint(default_weights(cfg))["rules"]
+    assert (saved["decks"], saved["partnership"]) == (decks, "FIND_FRIEND")
+    agent = PIMCAgent(cfg, worlds=2, candidates=3, recheck=2, seed=0)
+    play_hand_with(agent, cfg, seed=decks)
+    assert agent.stats["searched"] > 10 and agent.stats["kept"] > 0
+    with pytest.raises(ValueError, match="replays the fixed partnership"):
+        PIMCAgent(cfg, belief="consistent")
 
 
 def test_one_world_one_candidate_makes_the_rollout_policys_play():

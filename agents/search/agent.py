@@ -7,7 +7,8 @@ At each PLAY decision where it has a choice, the agent
    of making that play card by card — and keeps at most ``candidates``: the rollout policy's own
    play first, then ``HeuristicAgent``'s play, then the best of the prior;
 2. samples ``worlds`` deals of the cards it has not seen, consistent with its observation
-   (``agents.search.sampler``: exactly uniform over physical deals);
+   (``agents.search.sampler``: exactly uniform over physical deals; in find-friends only the
+   deals whose friend agrees with what the seat knows, ``core.world.friend_consistent``);
 3. builds one ``BatchState`` holding every (world, candidate) pair
    (``shengji_env.core.world``) and plays each out to the end of the hand in the batched engine
    with the batched rollout policy (``agents.search.rollout``) — from ``endgame`` (5) cards in
@@ -58,7 +59,7 @@ from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from shengji_env import Rules
 from shengji_env.core import Engine
 from shengji_env.core.observe import decode, layout
-from shengji_env.core.world import world_states
+from shengji_env.core.world import friend_consistent, world_states
 from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
@@ -132,7 +133,8 @@ class PIMCAgent(BasePolicy):
       plays compared, so the same decisions (tested). A rollout step costs mostly per step, not
       per game, so at the default sizes one batch of ``(worlds + recheck) × candidates`` games
       is cheaper than two smaller ones; ``"pair"`` pays off for large ``recheck``;
-    * ``rollout``: ``"net"`` (the shipped imitation network), ``"heuristic"``, ``"random"``, or
+    * ``rollout``: ``"net"`` (the shipped imitation network of the rules' deck count and
+      partnership, ``rollout.default_weights``), ``"heuristic"``, ``"random"``, or
       a checkpoint path (the endgame's rollouts excepted: ``endgame=0`` for it throughout); the
       prior that ranks candidates is always a network (``prior_weights``, default the shipped
       one);
@@ -147,6 +149,10 @@ class PIMCAgent(BasePolicy):
       chosen like a play (best mean on ``bury_worlds`` (48) selection deals, then the recheck
       against the heuristic's bury on as many more): more deals than a play gets, since a whole
       hand's outcome varies far more than the rest of one, and there is one bury per hand;
+    * ``rollout_temperature``: 0 (greedy network rollouts) or T > 0: each rollout decision
+      drawn from ``softmax(logits / T)`` with the same noise for every candidate of a world
+      (``rollout.SampledRollout``; measured no stronger at T = 1: README); expert iteration's
+      rollout refresh puts the greedy network back;
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
@@ -178,11 +184,9 @@ class PIMCAgent(BasePolicy):
                  endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0,
                  rollout_temperature: float = 0.0):
         self.rules = rules if rules is not None else Rules()
-        if self.rules.partnership != "FIXED":
-            # a find-friends world would need the hidden friend consistent with the play so far
-            # and the points of each seat's tricks, which an observation does not hold
-            raise ValueError(f"PIMCAgent plays the fixed partnership only, not partnership="
-                             f"{self.rules.partnership!r}; in find-friends use 'heuristic'")
+        # find-friends: worlds are kept only where their friend agrees with what the seat knows
+        # (core.world.friend_consistent); the bury and the friend card are the heuristic's
+        self._friends = self.rules.partnership == "FIND_FRIEND"
         worlds, candidates = int(worlds), int(candidates)
         if worlds < 1 or candidates < 1:
             raise ValueError(f"worlds={worlds} and candidates={candidates} must be at least 1")
@@ -213,6 +217,9 @@ class PIMCAgent(BasePolicy):
         self.value = value
         if belief not in ("uniform", "consistent", "likelihood"):
             raise ValueError(f"belief={belief!r}; expected 'uniform', 'consistent' or 'likelihood'")
+        if belief != "uniform" and self._friends:
+            raise ValueError(f"belief={belief!r} replays the fixed partnership's play only; "
+                             "find-friends searches with belief='uniform'")
         self.belief = belief
         self.filter_rounds, self.window = int(filter_rounds), int(window)
         self.temperature = float(temperature)
@@ -364,13 +371,19 @@ class PIMCAgent(BasePolicy):
 
     # ---------------------------------------------------------------- search
     def _search(self, view, observation: np.ndarray, mask: np.ndarray,
-                rng: np.random.Generator) -> np.ndarray:
-        """The whole play ``int64[54]`` to make at this PLAY decision."""
+                rng: np.random.Generator) -> np.ndarray | None:
+        """The whole play ``int64[54]`` to make at this PLAY decision (None in find-friends
+        when no sampled world agrees with what the seat knows of the friend: the heuristic
+        plays)."""
         start = time.perf_counter()
         R = self.recheck
         self._chain = (self._history.record(view, observation) if self.belief != "uniform"
                        else [(view, observation)])
-        hands, kitty = self._worlds(view, self.worlds + R, rng)
+        worlds = self._worlds(view, self.worlds + R, rng)
+        if worlds is None:  # find-friends: no sampled world agrees with the friend's facts
+            self.last = None
+            return None       # the heuristic plays
+        hands, kitty = worlds
         S = world_states(self.plan_engine, view, hands, kitty)
         one = S.take([0])
         ours = self._policy_play(one, view.leading, self._greedy)
@@ -515,8 +528,10 @@ class PIMCAgent(BasePolicy):
                     or (time.perf_counter() - start) * 1e3 * (1 + 1 / len(rounds))
                     > self.time_ms):
                 break
-            hands, kitty = self._worlds(view, self.worlds, rng)
-            S = world_states(self.plan_engine, view, hands, kitty)
+            worlds = self._worlds(view, self.worlds, rng)
+            if worlds is None:
+                break
+            S = world_states(self.plan_engine, view, *worlds)
         score = np.concatenate(rounds)
         return score, len(score), np.concatenate(raw)
 
@@ -531,6 +546,8 @@ class PIMCAgent(BasePolicy):
         in the last ``window`` tricks (tempered by ``temperature``), ``n`` drawn from them by
         systematic resampling. None kept (a failed throw in the chain, or consistent worlds too
         rare to meet) restarts the chain at this decision and plays the sampler's worlds."""
+        if self._friends:
+            return self._friend_worlds(view, n, rng)
         if self.belief == "uniform" or len(self._chain) < 2:  # nothing to filter by
             self.stats["sampled"] += n
             self.stats["kept"] += n
@@ -569,6 +586,27 @@ class PIMCAgent(BasePolicy):
                                len(w) - 1)
             order = rng.permutation(order)  # selection and recheck rows alike
         return hands[order], kitty[order]
+
+    def _friend_worlds(self, view, n: int, rng) -> tuple[np.ndarray, np.ndarray] | None:
+        """Find-friends: ``n`` of the sampler's worlds whose friend agrees with what the seat
+        knows (``core.world.friend_consistent``: rejection, so still uniform over the deals that
+        agree); rounds of ``2n`` more while fewer are kept, ``filter_rounds`` in all, a shortfall
+        repeating the kept worlds in turn; None when none agrees (the heuristic then plays)."""
+        kept_h, kept_k, got = [], [], 0
+        for round_ in range(self.filter_rounds):
+            hands, kitty = self.sampler.sample(view, 2 * n if round_ else n, rng)
+            keep = friend_consistent(view, hands)
+            self.stats["sampled"] += len(keep)
+            kept_h.append(hands[keep])
+            kept_k.append(kitty[keep])
+            got += int(keep.sum())
+            if got >= n:
+                break
+        self.stats["kept"] += min(got, n)
+        if not got:
+            return None
+        order = np.resize(np.arange(min(got, n)), n)
+        return np.concatenate(kept_h)[order], np.concatenate(kept_k)[order]
 
     def _value(self, v: np.ndarray) -> np.ndarray:
         """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side

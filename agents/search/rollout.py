@@ -33,17 +33,23 @@ WEIGHTS = Path(__file__).resolve().parent / "weights"
 #: the shipped rollout network of the default rules, 2 decks (configs/pimc_rollout.yaml; see
 #: agents/search/README.md)
 DEFAULT_WEIGHTS = WEIGHTS / "rollout.pt"
-#: the shipped networks for the other deck counts (fixed partners): the same recipe with
-#: ``--set rules.decks=N``
-DECK_WEIGHTS = {1: WEIGHTS / "rollout_1deck.pt", 2: DEFAULT_WEIGHTS,
-                3: WEIGHTS / "rollout_3decks.pt", 4: WEIGHTS / "rollout_4decks.pt"}
+#: the shipped networks for each (deck count, partnership): the same recipe with ``--set
+#: rules.decks=N`` (and ``--set rules.partnership=FIND_FRIEND``)
+SHIPPED_WEIGHTS = {
+    (1, "FIXED"): WEIGHTS / "rollout_1deck.pt", (2, "FIXED"): DEFAULT_WEIGHTS,
+    (3, "FIXED"): WEIGHTS / "rollout_3decks.pt", (4, "FIXED"): WEIGHTS / "rollout_4decks.pt",
+    (1, "FIND_FRIEND"): WEIGHTS / "rollout_ff_1deck.pt",
+    (2, "FIND_FRIEND"): WEIGHTS / "rollout_ff.pt",
+    (3, "FIND_FRIEND"): WEIGHTS / "rollout_ff_3decks.pt",
+    (4, "FIND_FRIEND"): WEIGHTS / "rollout_ff_4decks.pt",
+}
 
 
 def default_weights(rules) -> Path:
-    """The shipped rollout network for ``rules``' deck count (``DECK_WEIGHTS``); whether it fits
-    the rest of the rules (partnership, declaration and failed-throw options change the
-    observation and action layout) is checked when it is loaded."""
-    return DECK_WEIGHTS.get(rules.decks, DEFAULT_WEIGHTS)
+    """The shipped rollout network for ``rules``' deck count and partnership
+    (``SHIPPED_WEIGHTS``); whether it fits the rest of the rules (declaration and failed-throw
+    options change the observation and action layout) is checked when it is loaded."""
+    return SHIPPED_WEIGHTS.get((rules.decks, rules.partnership), DEFAULT_WEIGHTS)
 
 
 def load_rollout_net(path: str | Path | None, rules):

@@ -12,6 +12,17 @@ Facts an observation does not hold and the rest of a hand does not need are neut
 order and declaration history (the deal is over), the decision log, random streams (a hand
 episode never deals again), the last finished trick. The attackers' points so far are stored as
 ``captured`` (the observation gives ``captured + penalty``; only their sum is scored, §10).
+
+Find-friends (RULES.md §10.6): each world's friend is resolved from its own holdings when the
+card was named — every seat's cards in the world plus what it has played since (the kitty
+belongs to nobody) — by :func:`friend_of_worlds`, which equals ``rules.scoring.resolve_friend``
+(tested); :func:`friend_consistent` tells which worlds agree with what the seat knows of the
+friend (a search keeps only those). The observation gives the points won by the seats not known
+to be on the dealer side, not each seat's: before the friend shows himself the points of the
+tricks he won are counted for the attackers, as the table counts them (``attacker_points``), so a
+world's attackers' score may be that many points too high until then. Each world credits the
+observed points to one of its true attackers (``points_won``), so the seat's observation of the
+world is still exactly its own.
 """
 
 from __future__ import annotations
@@ -24,23 +35,55 @@ from .state import BatchState
 from .tables import context_id
 from .trick import _has_tractor
 
-__all__ = ["world_states"]
+__all__ = ["friend_consistent", "friend_of_worlds", "world_states"]
+
+
+def friend_of_worlds(view, hands: np.ndarray) -> np.ndarray:
+    """``int64[W]`` — each world's friend in find-friends mode (relative seat; -1: the dealer
+    plays alone), by RULES.md §10.6 on the holdings when the friend card was named: the first
+    seat after the dealer, in playing order, holding a copy (its hand ``hands uint8[W, 4, 54]``
+    plus the copies it has played since, the current trick included)."""
+    card = int(view.friend_card)
+    W = len(hands)
+    if card < 0:
+        return np.full(W, -1, dtype=np.int64)
+    held = hands[:, :, card].astype(np.int64) + view.played[:, card].astype(np.int64)[None]
+    order = (int(view.dealer) + np.arange(1, 4)) % 4
+    has = held[:, order] > 0                                   # bool[W, 3]
+    return np.where(has.any(1), order[has.argmax(1)], -1)
+
+
+def friend_consistent(view, hands: np.ndarray) -> np.ndarray:
+    """``bool[W]`` — the worlds whose friend (:func:`friend_of_worlds`) agrees with what the seat
+    knows: the friend it saw show himself; else a friend who has not played a copy yet (his
+    first copy shows him) or none; and its own side when it knows it (``my_side``)."""
+    f = friend_of_worlds(view, hands)
+    if view.friend_card < 0:
+        return np.ones(len(f), dtype=bool)
+    if view.friend_shown >= 0:
+        ok = f == view.friend_shown
+    else:
+        ok = (f < 0) | (view.played[np.maximum(f, 0), view.friend_card] == 0)
+    if view.dealer != 0 and view.my_side == seats.KNOWN_DEALER_SIDE:
+        ok &= f == 0
+    elif view.dealer != 0 and view.my_side == seats.KNOWN_ATTACKER:
+        ok &= f != 0
+    return ok
 
 
 def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
                  own_hand: bool = True) -> BatchState:
     """A ``BatchState`` of W games, one per world, at ``view``'s PLAY decision.
 
-    ``view``: the deciding seat's ``ObservationView`` (phase PLAY, fixed partnership);
-    ``hands``: ``uint8[W, 4, 54]`` — cards of each *relative* seat (row 0 must be the view's
-    hand, unless ``own_hand=False``: the dealer's bury candidates, each world with the cards
-    its bury keeps); ``kitty``: ``uint8[W, 54]`` — the buried kitty of each world.
+    ``view``: the deciding seat's ``ObservationView`` (phase PLAY); ``hands``: ``uint8[W, 4,
+    54]`` — cards of each *relative* seat (row 0 must be the view's hand, unless
+    ``own_hand=False``: the dealer's bury candidates, each world with the cards its bury keeps);
+    ``kitty``: ``uint8[W, 54]`` — the buried kitty of each world. Find-friends: every world
+    must agree with what the seat knows of the friend (:func:`friend_consistent`).
     """
     cfg = eng.cfg
     if view.phase != Phase.PLAY:
         raise ValueError(f"world_states needs a PLAY decision, got phase {view.phase.name}")
-    if cfg.partnership != "FIXED":
-        raise ValueError(f"world_states supports partnership='FIXED' only, not {cfg.partnership!r}")
     hands = np.asarray(hands, dtype=np.uint8)
     kitty = np.asarray(kitty, dtype=np.uint8)
     W = hands.shape[0]
@@ -75,9 +118,16 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     s.ctx[:] = ctx
     s.eff[:] = eng.tables.eff[ctx]
     s.idx[:] = eng.tables.idx[ctx]
-    mine, theirs = view.team_levels
-    s.seat_levels[:] = np.where(seats.team(np.arange(4)) == seats.team(0), mine, theirs)
-    s.dealer_side[:] = seats.FIXED_DEALER_SIDE[view.dealer]
+    if cfg.partnership == "FIND_FRIEND":
+        if not friend_consistent(view, hands).all():
+            raise ValueError("a find-friends world disagrees with what the seat knows of the "
+                             "friend (keep the worlds agents.search's friend_consistent passes)")
+        _friend_fields(s, view, hands)
+    else:
+        mine, theirs = view.team_levels
+        s.seat_levels[:] = np.where(seats.team(np.arange(4)) == seats.team(0), mine, theirs)
+        s.dealer_side[:] = seats.FIXED_DEALER_SIDE[view.dealer]
+        s.captured[:] = int(round(view.attacker_points))
     in_trick = int((view.trick.sum(1) > 0).sum())
     leader = view.trick_leader if in_trick else 0
     s.leader[:] = leader
@@ -91,7 +141,6 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
             s.lead_pairs[:] = int((lead >= 2).sum())
             s.lead_tractor[:] = _has_tractor(lead[None], s.idx[:1])[0]
     s.tricks_done[:] = view.tricks_done
-    s.captured[:] = int(round(view.attacker_points))
     s.winner_team[:] = -1
     s.next_dealer[:] = -1
     s.last_winner[:] = -1
@@ -99,3 +148,22 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     s.setup_rngs = [None] * W
     s.mask = None
     return s
+
+
+def _friend_fields(s: BatchState, view, hands: np.ndarray) -> None:
+    """Find-friends fields of the worlds ``s``: the friend card, each world's friend and whether
+    he has shown himself, the sides, per-seat levels, and the points so far (module docstring)."""
+    W = s.num_games
+    f = friend_of_worlds(view, hands)
+    s.friend_card[:] = view.friend_card
+    s.friend[:] = f
+    s.friend_trick[:] = view.friend_trick if view.friend_shown >= 0 else -1
+    seat = np.arange(4)
+    s.dealer_side[:] = (seat[None] == view.dealer) | (seat[None] == f[:, None])
+    s.seat_levels[:] = np.asarray(view.seat_levels, dtype=np.int8)
+    # the observed points (the seats not known to be on the dealer side) go to the first true
+    # attacker of each world: public in the observation, and scored for the attackers
+    points = int(round(view.attacker_points))
+    attacker = ~s.dealer_side                                    # bool[W, 4]
+    s.points_won[np.arange(W), attacker.argmax(1)] = points
+    s.captured[:] = points
