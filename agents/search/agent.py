@@ -553,33 +553,21 @@ class PIMCAgent(BasePolicy):
             self.stats["kept"] += n
             return self.sampler.sample(view, n, rng)
         want = 4 * n if self.belief == "likelihood" else n
-        hands, kitty = self.sampler.sample(view, want, rng)
-        self.stats["sampled"] += want
         model = self.prior.log_probs if self.belief == "likelihood" else None
-        kept_h, kept_k, kept_l, got = [], [], [], 0
-        for round_ in range(self.filter_rounds):
-            if round_:
-                hands, kitty = self.sampler.sample(view, 2 * want, rng)
-                self.stats["sampled"] += 2 * want
-            keep, loglik = consistent_worlds(self.plan_engine, self._chain, hands, kitty,
-                                             model, self.window)
-            kept_h.append(hands[keep])
-            kept_k.append(kitty[keep])
-            kept_l.append(loglik[keep])
-            got += int(keep.sum())
-            if got >= want:
-                break
-        self.stats["kept"] += min(got, want)
-        if not got:
+        kept, last = self._kept_rounds(
+            view, want, rng,
+            lambda h, k: consistent_worlds(self.plan_engine, self._chain, h, k, model, self.window))
+        if kept is None:
             view0, observation = self._chain[-1]
             self._history.restart(view0, observation)
             self._chain = self._chain[-1:]
-            return hands[:n], kitty[:n]
-        hands, kitty = np.concatenate(kept_h)[:want], np.concatenate(kept_k)[:want]
+            return last[0][:n], last[1][:n]
+        (kept_h, kept_k, kept_l), want = kept, min(want, len(kept[0]))
+        hands, kitty = kept_h[:want], kept_k[:want]
         if model is None:
             order = np.resize(np.arange(len(hands)), n)  # repeated in turn if too few
         else:
-            z = self.temperature * np.concatenate(kept_l)[:want]
+            z = self.temperature * kept_l[:want]
             w = np.exp(z - z.max())
             edges = np.cumsum(w / w.sum())
             order = np.minimum(np.searchsorted(edges, (rng.random() + np.arange(n)) / n),
@@ -592,21 +580,34 @@ class PIMCAgent(BasePolicy):
         knows (``core.world.friend_consistent``: rejection, so still uniform over the deals that
         agree); rounds of ``2n`` more while fewer are kept, ``filter_rounds`` in all, a shortfall
         repeating the kept worlds in turn; None when none agrees (the heuristic then plays)."""
-        kept_h, kept_k, got = [], [], 0
+        kept, _ = self._kept_rounds(
+            view, n, rng, lambda h, k: (friend_consistent(view, h), np.zeros(len(h))))
+        if kept is None:
+            return None
+        order = np.resize(np.arange(min(len(kept[0]), n)), n)  # repeated in turn if too few
+        return kept[0][order], kept[1][order]
+
+    def _kept_rounds(self, view, want: int, rng, judge):
+        """Rejection rounds: draw ``want`` worlds from the sampler, then ``2·want`` per round,
+        keeping those ``judge(hands, kitty) -> (keep bool[M], score float[M])`` passes, until
+        ``want`` are kept or ``filter_rounds`` rounds are spent. Returns ``((hands, kitty,
+        score) of the kept worlds in draw order, or None when none passed, (hands, kitty) of
+        the last draw)``."""
+        kept_h, kept_k, kept_s, got = [], [], [], 0
         for round_ in range(self.filter_rounds):
-            hands, kitty = self.sampler.sample(view, 2 * n if round_ else n, rng)
-            keep = friend_consistent(view, hands)
-            self.stats["sampled"] += len(keep)
+            hands, kitty = self.sampler.sample(view, 2 * want if round_ else want, rng)
+            self.stats["sampled"] += len(hands)
+            keep, score = judge(hands, kitty)
             kept_h.append(hands[keep])
             kept_k.append(kitty[keep])
+            kept_s.append(score[keep])
             got += int(keep.sum())
-            if got >= n:
+            if got >= want:
                 break
-        self.stats["kept"] += min(got, n)
+        self.stats["kept"] += min(got, want)
         if not got:
-            return None
-        order = np.resize(np.arange(min(got, n)), n)
-        return np.concatenate(kept_h)[order], np.concatenate(kept_k)[order]
+            return None, (hands, kitty)
+        return (np.concatenate(kept_h), np.concatenate(kept_k), np.concatenate(kept_s)), None
 
     def _value(self, v: np.ndarray) -> np.ndarray:
         """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side
