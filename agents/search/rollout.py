@@ -54,8 +54,8 @@ def default_weights(rules) -> Path:
 
 def load_rollout_net(path: str | Path | None, rules):
     """The ``PolicyValueNet`` stored at ``path`` (a trainer checkpoint or a run folder;
-    default: the shipped weights for ``rules``' deck count), rebuilt for ``rules``, in eval
-    mode."""
+    default: the shipped weights for ``rules``' deck count and partnership), rebuilt for
+    ``rules``, in eval mode."""
     return net_from_checkpoint(load_checkpoint(default_weights(rules) if path is None else path),
                                rules)
 

@@ -20,7 +20,8 @@ belongs to nobody) — by :func:`friend_of_worlds`, which equals ``rules.scoring
 friend (a search keeps only those). The observation gives the points won by the seats not known
 to be on the dealer side, not each seat's: before the friend shows himself the points of the
 tricks he won are counted for the attackers, as the table counts them (``attacker_points``), so a
-world's attackers' score may be that many points too high until then. Each world credits the
+world's attackers' score may be that many points too high until then (and a throw penalty,
+which the observation adds only once the friend is shown, is left out). Each world credits the
 observed points to one of its true attackers (``points_won``), so the seat's observation of the
 world is still exactly its own.
 """
@@ -121,7 +122,7 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     if cfg.partnership == "FIND_FRIEND":
         if not friend_consistent(view, hands).all():
             raise ValueError("a find-friends world disagrees with what the seat knows of the "
-                             "friend (keep the worlds agents.search's friend_consistent passes)")
+                             "friend: pass only the worlds friend_consistent keeps")
         _friend_fields(s, view, hands)
     else:
         mine, theirs = view.team_levels
