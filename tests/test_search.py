@@ -25,6 +25,7 @@ from agents import HeuristicAgent
 from agents.checkpoint import load_checkpoint
 from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
+from agents.search.history import PlayHistory, trick_points
 from agents.search.rollout import NetRollout, SampledRollout, default_weights, load_rollout_net
 from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
@@ -238,6 +239,37 @@ def test_find_friends_worlds_give_the_seat_its_own_observation(decks, seeds):
         checked += 1
         shown += view.friend_shown >= 0
     assert checked > 10 and shown
+
+
+@pytest.mark.parametrize("decks", [2, 3])
+def test_trick_points_rebuild_each_seats_points_and_make_worlds_exact(decks):
+    """A seat that records every decision of a find-friends hand knows each seat's trick points
+    (which its observation does not state); with them the true deal's world scores exactly as
+    the real game does, and the seat still sees its own observation."""
+    cfg = Rules(decks=decks, partnership="FIND_FRIEND")
+    h = HeuristicAgent(cfg)
+    checked = hidden = 0
+    for seed in range(2):
+        eng = Engine(cfg, 1, seed=seed)
+        s, history, me = eng.reset(), PlayHistory(), seed % 4
+        while not s.done[0]:
+            mask, obs = eng.legal_mask(s)[0], eng.observe(s)[0]
+            if s.phase[0] == PLAY and int(s.to_act[0]) == me and not s.selection[0].any():
+                view = decode(obs, cfg)
+                won = trick_points(history.record(view, obs))
+                rel = [(me + r) % 4 for r in range(4)]
+                assert (won == s.points_won[0, rel]).all()
+                W = world_states(eng, view, s.hands[0, rel][None], s.kitty[0][None],
+                                 points_won=won)
+                assert W.captured[0] == s.captured[0] and (W.points_won[0] == won).all()
+                assert (eng.observe(W, seats=np.zeros(1, dtype=np.int64))[0] == obs).all()
+                checked += 1
+                # the cases the observation alone gets wrong: a hidden friend's won points
+                hidden += view.friend_shown < 0 and s.captured[0] != round(view.attacker_points)
+            a = h.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            s, _, _ = eng.step(s, np.array([a]))
+    assert checked > 20 and hidden, "the hidden friend's points must matter somewhere"
+    assert trick_points([]) is None
 
 
 def test_sampler_respects_voids_and_known_cards_late_in_the_hand():

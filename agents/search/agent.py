@@ -63,7 +63,7 @@ from shengji_env.core.world import friend_consistent, world_states
 from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
-from .history import PlayHistory, consistent_worlds
+from .history import PlayHistory, consistent_worlds, trick_points
 from .rollout import NetRollout, PolicyRollout, SampledRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
@@ -227,6 +227,7 @@ class PIMCAgent(BasePolicy):
             raise ValueError(f"filter_rounds={filter_rounds} must be at least 1 and "
                              f"window={window} at least 0")
         self._history = PlayHistory()
+        self._won = None  # find-friends: each seat's trick points this hand, when known
         self._step = float(self.rules.level_step)
         # the search's torch work runs on ``threads`` threads (one core per agent: its small
         # batches gain nothing from more), inside ``act`` only: torch's own setting, which the
@@ -377,14 +378,17 @@ class PIMCAgent(BasePolicy):
         plays)."""
         start = time.perf_counter()
         R = self.recheck
-        self._chain = (self._history.record(view, observation) if self.belief != "uniform"
-                       else [(view, observation)])
+        self._chain = (self._history.record(view, observation)
+                       if self.belief != "uniform" or self._friends else [(view, observation)])
+        # find-friends: each seat's trick points, which a world needs and an observation does not
+        # state, from the hand's play (None after a gap: core.world's fallback)
+        self._won = trick_points(self._chain) if self._friends else None
         worlds = self._worlds(view, self.worlds + R, rng)
         if worlds is None:  # find-friends: no sampled world agrees with the friend's facts
             self.last = None
             return None       # the heuristic plays
         hands, kitty = worlds
-        S = world_states(self.plan_engine, view, hands, kitty)
+        S = world_states(self.plan_engine, view, hands, kitty, points_won=self._won)
         one = S.take([0])
         ours = self._policy_play(one, view.leading, self._greedy)
         cands = self._candidates(view, one, ours)
@@ -531,7 +535,7 @@ class PIMCAgent(BasePolicy):
             worlds = self._worlds(view, self.worlds, rng)
             if worlds is None:
                 break
-            S = world_states(self.plan_engine, view, *worlds)
+            S = world_states(self.plan_engine, view, *worlds, points_won=self._won)
         score = np.concatenate(rounds)
         return score, len(score), np.concatenate(raw)
 

@@ -36,10 +36,12 @@ from collections import OrderedDict
 
 import numpy as np
 
+from shengji_env.cards import POINTS
 from shengji_env.core.world import world_states
 from shengji_env.rules.actions import END
 
-__all__ = ["PlayHistory", "consistent_worlds", "interval_actions", "interval_plays"]
+__all__ = ["PlayHistory", "consistent_worlds", "interval_actions", "interval_plays",
+           "trick_points"]
 
 
 def _hand_key(view) -> bytes:
@@ -111,6 +113,27 @@ def interval_plays(before, after) -> list[tuple[int, np.ndarray, bool]] | None:
             return None
         plays += [(r, new_trick[r], r == new_leader) for r in range(new_leader, 4)]
     return [(r, cards.astype(np.uint8), leads) for r, cards, leads in plays]
+
+
+def trick_points(chain: list) -> np.ndarray | None:
+    """``int64[4]`` — the card points of the tricks each relative seat has won so far this hand,
+    from a chain that starts at the hand's first trick, or None when it starts later (a gap).
+    Between two consecutive decisions one trick ends: its cards are the earlier view's trick
+    plus what was played after it less the later view's trick, and its winner leads the next
+    one — the later view's trick leader, or the seat itself when it is to lead. The observation
+    states only the sum for the seats not known to be on the dealer side; in find-friends a world
+    needs each seat's (``core.world.world_states``)."""
+    if not chain or chain[0][0].tricks_done != 0:
+        return None
+    won = np.zeros(4, dtype=np.int64)
+    for (before, _), (after, _) in zip(chain, chain[1:]):
+        if interval_plays(before, after) is None:
+            return None
+        total = [v.astype(np.int64).sum(0) for v in (before.trick, before.played, after.played,
+                                                        after.trick)]
+        ended = total[0] + total[2] - total[1] - total[3]      # int64[54]: the trick that ended
+        won[after.trick_leader if after.trick.any() else 0] += int(POINTS.astype(np.int64) @ ended)
+    return won
 
 
 def interval_actions(before, after) -> list[tuple[int, int]] | None:

@@ -20,10 +20,12 @@ belongs to nobody) — by :func:`friend_of_worlds`, which equals ``rules.scoring
 friend (a search keeps only those). The observation gives the points won by the seats not known
 to be on the dealer side, not each seat's: before the friend shows himself the points of the
 tricks he won are counted for the attackers, as the table counts them (``attacker_points``), so a
-world's attackers' score may be that many points too high until then (and a throw penalty,
-which the observation adds only once the friend is shown, is left out). Each world credits the
-observed points to one of its true attackers (``points_won``), so the seat's observation of the
-world is still exactly its own.
+world's attackers' score would be that many points too high until then. A searching seat that
+saw the whole hand rebuilds each seat's points from it (``agents.search.history.trick_points``:
+each trick's cards and its winner, who leads the next) and passes them (``points_won``): each
+world then scores its own attackers' trick points exactly. Without them each world credits the observed points
+to one of its true attackers (and leaves out a throw penalty, which the observation adds only
+once the friend is shown). Either way the seat's observation of every world is exactly its own.
 """
 
 from __future__ import annotations
@@ -73,14 +75,17 @@ def friend_consistent(view, hands: np.ndarray) -> np.ndarray:
 
 
 def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
-                 own_hand: bool = True) -> BatchState:
+                 own_hand: bool = True, points_won=None) -> BatchState:
     """A ``BatchState`` of W games, one per world, at ``view``'s PLAY decision.
 
     ``view``: the deciding seat's ``ObservationView`` (phase PLAY); ``hands``: ``uint8[W, 4,
     54]`` — cards of each *relative* seat (row 0 must be the view's hand, unless
     ``own_hand=False``: the dealer's bury candidates, each world with the cards its bury keeps);
     ``kitty``: ``uint8[W, 54]`` — the buried kitty of each world. Find-friends: every world
-    must agree with what the seat knows of the friend (:func:`friend_consistent`).
+    must agree with what the seat knows of the friend (:func:`friend_consistent`);
+    ``points_won`` (``int[4]``, relative seats, optional): the points of the tricks each seat has
+    won, when the caller knows them from the hand's play (``agents.search.history.trick_points``)
+    — then each world scores its own attackers exactly.
     """
     cfg = eng.cfg
     if view.phase != Phase.PLAY:
@@ -123,7 +128,7 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
         if not friend_consistent(view, hands).all():
             raise ValueError("a find-friends world disagrees with what the seat knows of the "
                              "friend: pass only the worlds friend_consistent keeps")
-        _friend_fields(s, view, hands)
+        _friend_fields(s, view, hands, points_won)
     else:
         mine, theirs = view.team_levels
         s.seat_levels[:] = np.where(seats.team(np.arange(4)) == seats.team(0), mine, theirs)
@@ -151,9 +156,10 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     return s
 
 
-def _friend_fields(s: BatchState, view, hands: np.ndarray) -> None:
+def _friend_fields(s: BatchState, view, hands: np.ndarray, points_won) -> None:
     """Find-friends fields of the worlds ``s``: the friend card, each world's friend and whether
-    he has shown himself, the sides, per-seat levels, and the points so far (module docstring)."""
+    he has shown himself, the sides, per-seat levels, and the points so far (module docstring;
+    ``points_won``: each relative seat's, if known)."""
     W = s.num_games
     f = friend_of_worlds(view, hands)
     s.friend_card[:] = view.friend_card
@@ -162,9 +168,18 @@ def _friend_fields(s: BatchState, view, hands: np.ndarray) -> None:
     seat = np.arange(4)
     s.dealer_side[:] = (seat[None] == view.dealer) | (seat[None] == f[:, None])
     s.seat_levels[:] = np.asarray(view.seat_levels, dtype=np.int8)
-    # the observed points (the seats not known to be on the dealer side) go to the first true
-    # attacker of each world: public in the observation, and scored for the attackers
     points = int(round(view.attacker_points))
     attacker = ~s.dealer_side                                    # bool[W, 4]
+    if points_won is not None:
+        won = np.asarray(points_won, dtype=np.int64)
+        public = (seat != view.dealer) & (seat != view.friend_shown)
+        extra = points - int(won[public].sum())  # a throw penalty, once the friend is shown
+        if extra == 0 or view.friend_shown >= 0:
+            s.points_won[:] = won
+            s.captured[:] = (won[None] * attacker).sum(1)
+            s.penalty[:] = extra
+            return
+    # the observed points (the seats not known to be on the dealer side) go to the first true
+    # attacker of each world: public in the observation, and scored for the attackers
     s.points_won[np.arange(W), attacker.argmax(1)] = points
     s.captured[:] = points
