@@ -182,8 +182,8 @@ def test_friend_consistent_keeps_only_worlds_that_agree_with_the_friends_facts()
     played = np.zeros((4, 54), dtype=np.uint8)
     card = 12                                                    # S:A, two decks
     hands = np.zeros((4, 4, 54), dtype=np.uint8)
-    hands[0, 1, card] = hands[1, 2, card] = hands[2, 3, card] = 1  # worlds 0-2: seat 1, 2, 3
-    hands[3, 3, card] = 2                                        # world 3: seat 3 holds both
+    hands[0, 1, card] = hands[1, 2, card] = hands[2, 3, card] = 1  # worlds 0-2: seats 1, 2, 3
+    hands[3, 3, card] = 2                              # world 3: the dealer holds both (alone)
     base = dict(friend_card=card, dealer=3, played=played, friend_shown=-1,
                 my_side=seats.SIDE_UNKNOWN)
     # nothing shown, nothing played: every friend is possible (the dealer's next seat is 0)
