@@ -480,12 +480,10 @@ class PIMCAgent(BasePolicy):
         hands[:, 0] = np.tile(own, (W + R, 1))
         kitty = np.tile(np.stack([a.kitty for a in after]), (W + R, 1))
         S = world_states(self.plan_engine, after[0], hands, kitty, own_hand=False)
-        if isinstance(self.rollout, SampledRollout):
-            self.rollout.group = K
-            self.rollout.rng = np.random.default_rng(rng.integers(2**63))
         t, c = time.perf_counter(), time.process_time()
         values, _ = play_out(self.plan_engine, self.roll_engine, S,
-                             np.full((len(hands), 1), -1, dtype=np.int64), self.rollout)
+                             np.full((len(hands), 1), -1, dtype=np.int64),
+                             _for_decision(self.rollout, K, rng))
         self.stats["rollout_s"] += time.perf_counter() - t
         self.stats["rollout_cpu_s"] += time.process_time() - c
         self.stats["rollouts"] += len(hands)
@@ -519,9 +517,8 @@ class PIMCAgent(BasePolicy):
             t, c = time.perf_counter(), time.process_time()
             policy = (self.endgame_rollout if int(view.hand.sum()) <= self.endgame
                       else self.rollout)
-            if isinstance(policy, SampledRollout):
-                policy.group, policy.rng = K, np.random.default_rng(rng.integers(2**63))
-            values, _ = play_out(self.plan_engine, self.roll_engine, R, plans, policy)
+            values, _ = play_out(self.plan_engine, self.roll_engine, R, plans,
+                                 _for_decision(policy, K, rng))
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
@@ -726,6 +723,15 @@ class PIMCAgent(BasePolicy):
             logp[closing] += lp[closing, END]
             ended |= closing
         return np.nan_to_num(logp, neginf=-1e9)
+
+
+def _for_decision(policy, K: int, rng: np.random.Generator):
+    """``policy`` ready for one decision's batch: a ``SampledRollout`` draws its noise from the
+    decision's stream (decisions stay reproducible), shared by the ``K`` candidates of each
+    world (rows are world-major); any other policy as it is."""
+    if isinstance(policy, SampledRollout):
+        policy.group, policy.rng = K, np.random.default_rng(rng.integers(2**63))
+    return policy
 
 
 def _plan_actions(plays: np.ndarray, leading: bool) -> np.ndarray:

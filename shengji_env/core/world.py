@@ -60,7 +60,11 @@ def friend_consistent(view, hands: np.ndarray) -> np.ndarray:
     """``bool[W]`` — the worlds whose friend (:func:`friend_of_worlds`) agrees with what the seat
     knows: the friend it saw show himself; else a friend who has not played a copy yet (his
     first copy shows him) or none; and its own side when it knows it (``my_side``)."""
-    f = friend_of_worlds(view, hands)
+    return _agrees(view, friend_of_worlds(view, hands))
+
+
+def _agrees(view, f: np.ndarray) -> np.ndarray:
+    """``bool[W]`` — worlds whose friend ``f`` (``int64[W]``) agrees with the seat's view."""
     if view.friend_card < 0:
         return np.ones(len(f), dtype=bool)
     if view.friend_shown >= 0:
@@ -125,10 +129,11 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     s.eff[:] = eng.tables.eff[ctx]
     s.idx[:] = eng.tables.idx[ctx]
     if cfg.partnership == "FIND_FRIEND":
-        if not friend_consistent(view, hands).all():
+        f = friend_of_worlds(view, hands)
+        if not _agrees(view, f).all():
             raise ValueError("a find-friends world disagrees with what the seat knows of the "
                              "friend: pass only the worlds friend_consistent keeps")
-        _friend_fields(s, view, hands, points_won)
+        _friend_fields(s, view, f, points_won)
     else:
         mine, theirs = view.team_levels
         s.seat_levels[:] = np.where(seats.team(np.arange(4)) == seats.team(0), mine, theirs)
@@ -156,12 +161,11 @@ def world_states(eng, view, hands: np.ndarray, kitty: np.ndarray, *,
     return s
 
 
-def _friend_fields(s: BatchState, view, hands: np.ndarray, points_won) -> None:
-    """Find-friends fields of the worlds ``s``: the friend card, each world's friend and whether
-    he has shown himself, the sides, per-seat levels, and the points so far (module docstring;
-    ``points_won``: each relative seat's, if known)."""
+def _friend_fields(s: BatchState, view, f: np.ndarray, points_won) -> None:
+    """Find-friends fields of the worlds ``s``: the friend card, each world's friend ``f``
+    (``int64[W]``) and whether he has shown himself, the sides, per-seat levels, and the points
+    so far (module docstring; ``points_won``: each relative seat's, if known)."""
     W = s.num_games
-    f = friend_of_worlds(view, hands)
     s.friend_card[:] = view.friend_card
     s.friend[:] = f
     s.friend_trick[:] = view.friend_trick if view.friend_shown >= 0 else -1
