@@ -9,6 +9,7 @@ names the offending value.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from agents.specs import parse, resolve
@@ -544,6 +545,21 @@ def test_a_batch_the_machine_cannot_hold_is_refused_when_the_engine_is_built(mon
         Engine(Rules(), 65)
     monkeypatch.setattr(engine, "physical_memory", lambda: None)  # the OS does not say
     Engine(Rules(), 10**12)
+
+
+@pytest.mark.parametrize("games", [1, 3])
+def test_a_state_of_another_deck_count_is_refused_by_step_mask_and_observe(games):
+    from shengji_env.core.engine import Engine
+
+    # was silently read with the wrong copies per card (legal masks and steps of nonsense)
+    three = Engine(Rules(decks=3), games, seed=0).reset()
+    two = Engine(Rules(decks=2), games, seed=0)
+    for call in (lambda: two.legal_mask(three), lambda: two.observe(three),
+                 lambda: two.step(three, np.zeros(games, dtype=np.int64))):
+        with pytest.raises(ValueError) as e:
+            call()
+        says(str(e.value), ["3 deck(s)", "decks=2"])
+    Engine(Rules(decks=3), games).legal_mask(three)
 
 
 def test_train_num_envs_the_machine_cannot_hold_makes_no_run_folder(tmp_path, capsys,

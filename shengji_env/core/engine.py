@@ -192,6 +192,7 @@ class Engine:
         """``bool[B, A]`` — the legal actions of each game's seat to act (all False if over)."""
         if s.mask is not None:
             return s.mask
+        self._check_decks(s)
         if s.num_games == 1:
             s.mask = self._legal_mask_one(s)
             return s.mask
@@ -241,9 +242,18 @@ class Engine:
         """``float32[B, N]`` — each game's observation for its seat to act, or for ``seats``
         (``int[B]``: what that seat knows; it sees no selection of another seat). Layout:
         ``shengji_env.core.observe``. A single seat ``int`` 0-3 means that seat in every game."""
+        self._check_decks(s)
         if seats is not None:
             seats = self._check_seats(s, seats)
         return observe.observe_batch(self, s, out, seats)
+
+    def _check_decks(self, s: BatchState) -> None:
+        """``ValueError`` for a state dealt with another deck count than these rules' (its
+        hands would be read with the wrong copies per card: silent nonsense, not an error)."""
+        if s.deck.shape[1] != 54 * self.cfg.decks:
+            raise ValueError(f"this state was dealt with {s.deck.shape[1] // 54} deck(s) but "
+                             f"this Engine's rules say decks={self.cfg.decks}: step, mask and "
+                             "observe a state with an Engine of the rules that made it")
 
     @staticmethod
     def _check_seats(s, seats) -> np.ndarray:
@@ -261,6 +271,7 @@ class Engine:
     # ------------------------------------------------------------------ stepping
     def step(self, s: BatchState, actions):
         """Apply one action per game; returns ``(state, rewards float32[B, 4], done bool[B])``."""
+        self._check_decks(s)
         if s.num_games == 1:
             return self._step_one(s, actions)
         actions = self._check_actions(s, actions)
