@@ -19,7 +19,11 @@ one JSON line per hand to F (run n of them for n cores; a stopped run keeps its 
 record sets hand by hand (same deal, same seats). ``--set key=value ...`` passes ``PIMCAgent``
 options to ``eval``, ``time`` and ``curve``; ``eval --stop N`` plays only deals below N; ``eval
 --oracle`` gives the search the true deal as every world (``OracleSampler``: a diagnostic of what a
-perfect belief could add, never an agent).
+perfect belief could add, never an agent). ``friends --part i --parts n --out F`` plays find-friends
+(issue 13's metric): the agent (``--agent pimc`` with ``--set`` options, or ``heuristic``) in one
+seat against ``--opponent random`` (or ``heuristic``) in the other three, seats rotated, one JSON
+line per seat-hand with the agent's role; ``friends-summary --out F...`` gives the share of
+seat-hands won, its interval and the share by role (``--oracle`` works here too).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import HeuristicAgent  # noqa: E402
+from agents.baselines.random import RandomAgent  # noqa: E402
 from agents.eval import Deals, play_deals, summarize, wilson  # noqa: E402
 from agents.eval.arena import play_hand  # noqa: E402
 from agents.search import PIMCAgent  # noqa: E402
@@ -180,6 +185,62 @@ def eval_part(deals: int, part: int, parts: int, out: str, seed: int = 0, stop: 
                                     "attacker_points": int(game.attacker_points)}) + "\n")
 
 
+def friends_part(deals: int, part: int, parts: int, out: str, seed: int = 0,
+                 stop: int | None = None, options: dict | None = None, oracle: bool = False,
+                 agent: str = "pimc", opponent: str = "random", decks: int = 2) -> None:
+    """Find-friends (issue 13's metric, ``agents.eval.arena.friend_win_share``, played in the
+    reference ``Game``): ``agent`` (``"pimc"`` with ``options``, or ``"heuristic"``) in one seat
+    and ``opponent`` (``"random"`` or ``"heuristic"``) in the other three, each deal of
+    ``Deals.generate(deals, seed)`` played four times with the agent's seat rotated; deals
+    ``part, part + parts, ...`` below ``stop``. One JSON line per seat-hand: deal, seat, whether
+    the agent's side won, and its role (``dealer``, ``friend``: the dealer's partner,
+    ``attacker``). Resumes like ``eval``. ``oracle``: the search's worlds are the true deal."""
+    rules = Rules(partnership="FIND_FRIEND", decks=decks)
+    deal_set = Deals.generate(deals, rules, seed=seed)
+    sampler = OracleSampler() if oracle else None
+    if agent == "heuristic":
+        me = HeuristicAgent(rules)
+    else:
+        me = PIMCAgent(rules, seed=seed, **{**(options or {}),
+                                            **({"sampler": sampler} if oracle else {})})
+    them = RandomAgent() if opponent == "random" else HeuristicAgent(rules)
+    done = set()
+    if Path(out).exists():
+        with open(out) as f:
+            done = {(r["deal"], r["seat"]) for r in map(json.loads, f) if r}
+    for i in range(part, deals if stop is None else min(stop, deals), parts):
+        for seat in range(4):
+            if (i, seat) in done:
+                continue
+            seating = [me if s == seat else them for s in range(4)]
+            rngs = [np.random.default_rng([seed, i, s]) for s in range(4)]
+            game, rewards = play_hand(seating, deal_set.decks[i].astype(np.int64),
+                                      int(deal_set.first_drawers[i]), rules, rngs,
+                                      on_game=sampler.attach if oracle else None)
+            role = ("dealer" if game.dealer == seat else
+                    "friend" if seat in game.side else "attacker")
+            with open(out, "a") as f:
+                f.write(json.dumps({"deal": i, "seat": seat, "won": bool(rewards[seat] > 0),
+                                    "role": role}) + "\n")
+
+
+def friends_summary(paths: list[str]) -> dict:
+    """The agent's share of seat-hands on the winning side over ``friends`` records (each
+    seat-hand once), with its interval, and the share by role."""
+    rows = {}
+    for p in paths:
+        with open(p) as f:
+            for r in map(json.loads, f):
+                rows[(r["deal"], r["seat"])] = r
+    won = sum(r["won"] for r in rows.values())
+    out = {"seat_hands": len(rows), "won": won, "share": won / max(1, len(rows)),
+           "ci95": list(wilson(won, len(rows))), "roles": {}}
+    for role in ("dealer", "friend", "attacker"):
+        mine = [r["won"] for r in rows.values() if r["role"] == role]
+        out["roles"][role] = {"seat_hands": len(mine), "share": sum(mine) / max(1, len(mine))}
+    return out
+
+
 def _file_records(path: str) -> dict:
     """The hands of one record file by (deal, seats of the agent), each once: a run restarted
     before ``eval`` resumed appended its hands again, with the same results (the agents are
@@ -233,7 +294,13 @@ def eval_paired(new: list[str], base: list[str]) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=("time", "curve", "eval", "summary", "paired"))
+    p.add_argument("mode", choices=("time", "curve", "eval", "summary", "paired", "friends",
+                                     "friends-summary"))
+    p.add_argument("--agent", choices=("pimc", "heuristic"), default="pimc",
+                   help="friends: the agent in one seat")
+    p.add_argument("--opponent", choices=("random", "heuristic"), default="random",
+                   help="friends: the agent in the other three seats")
+    p.add_argument("--decks", type=int, default=2, help="friends: deck count")
     p.add_argument("--part", type=int, default=0)
     p.add_argument("--base", nargs="+", default=None, help="paired: the records to compare with")
     p.add_argument("--parts", type=int, default=1)
@@ -246,7 +313,8 @@ def main(argv=None) -> int:
     p.add_argument("--candidates", type=int, default=5)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--stop", type=int, default=None, help="eval: play deals below this only")
+    p.add_argument("--stop", type=int, default=None,
+                   help="eval, friends: play deals below this only")
     p.add_argument("--oracle", action="store_true",
                    help="eval: the search's worlds are the true deal (a diagnostic: what a "
                         "perfect belief could add)")
@@ -271,6 +339,12 @@ def main(argv=None) -> int:
     elif args.mode == "eval":
         eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts,
                   args.oracle)
+    elif args.mode == "friends":
+        friends_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts,
+                     args.oracle, args.agent, args.opponent, args.decks)
+        print(json.dumps(friends_summary(args.out[:1])))
+    elif args.mode == "friends-summary":
+        print(json.dumps(friends_summary(args.out)))
     elif args.mode == "paired":
         print(json.dumps(eval_paired(args.out, args.base)))
     elif args.mode == "summary":

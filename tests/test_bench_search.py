@@ -98,3 +98,25 @@ def test_records_count_each_hand_once_and_refuse_two_results_for_one_hand(tmp_pa
     _write(c, [HAND, {**HAND, "a_reward": -1.0}])
     with pytest.raises(ValueError, match="recorded twice with different results"):
         eval_summary([str(c)])
+
+
+def test_friends_records_each_seat_hand_once_with_its_role_and_resumes(tmp_path):
+    """``friends`` (issue 13's metric in the reference game): four seat-hands per deal, the
+    agent's seat rotated, each with the role the game gave it; a second run adds nothing; the
+    summary counts what the records hold."""
+    from bench_search import friends_part, friends_summary
+
+    out = str(tmp_path / "friends.jsonl")
+    friends_part(2, 0, 1, out, agent="heuristic")
+    friends_part(2, 0, 1, out, agent="heuristic")  # resumes: nothing left to play
+    rows = [json.loads(line) for line in open(out)]
+    assert sorted((r["deal"], r["seat"]) for r in rows) == [(d, s) for d in range(2)
+                                                            for s in range(4)]
+    assert {r["role"] for r in rows} <= {"dealer", "friend", "attacker"}
+    summary = friends_summary([out])
+    assert summary["seat_hands"] == 8 and summary["won"] == sum(r["won"] for r in rows)
+    roles = summary["roles"]
+    assert sum(v["seat_hands"] for v in roles.values()) == 8
+    for role, v in roles.items():
+        mine = [r["won"] for r in rows if r["role"] == role]
+        assert v["share"] == (sum(mine) / len(mine) if mine else 0.0)

@@ -26,7 +26,7 @@ from agents.checkpoint import load_checkpoint
 from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
 from agents.search.history import PlayHistory, trick_points
-from agents.search.rollout import NetRollout, SampledRollout, default_weights, load_rollout_net
+from agents.search.rollout import NetRollout, SampledRollout, default_weights, load_rollout_net, play_out
 from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
 from shengji_env.core import Engine
@@ -252,6 +252,7 @@ def test_trick_points_rebuild_each_seats_points_and_make_worlds_exact(decks):
     for seed in range(2):
         eng = Engine(cfg, 1, seed=seed)
         s, history, me = eng.reset(), PlayHistory(), seed % 4
+        compact = PlayHistory(full=False)  # the agent's record in find-friends
         while not s.done[0]:
             mask, obs = eng.legal_mask(s)[0], eng.observe(s)[0]
             if s.phase[0] == PLAY and int(s.to_act[0]) == me and not s.selection[0].any():
@@ -259,6 +260,8 @@ def test_trick_points_rebuild_each_seats_points_and_make_worlds_exact(decks):
                 won = trick_points(history.record(view, obs))
                 rel = [(me + r) % 4 for r in range(4)]
                 assert (won == s.points_won[0, rel]).all()
+                assert len(compact.record(view, obs)) == 1
+                assert (compact.points(view) == won).all() and (history.points(view) == won).all()
                 W = world_states(eng, view, s.hands[0, rel][None], s.kitty[0][None],
                                  points_won=won)
                 assert W.captured[0] == s.captured[0] and (W.points_won[0] == won).all()
@@ -270,6 +273,29 @@ def test_trick_points_rebuild_each_seats_points_and_make_worlds_exact(decks):
             s, _, _ = eng.step(s, np.array([a]))
     assert checked > 20 and hidden, "the hidden friend's points must matter somewhere"
     assert trick_points([]) is None
+
+
+def test_play_history_keeps_every_hand_of_a_large_batch_and_counts_the_dropped_ones():
+    """One agent plays many find-friends hands at once in ``shengji-eval`` (every seat-hand of
+    its deals in one batch): interleaved decisions of 100 hands keep their own trick points
+    when the record holds them all; a record too small for them drops hands, and says so."""
+    cfg = Rules(partnership="FIND_FRIEND")
+    h = HeuristicAgent(cfg)
+    n = 100
+    eng = Engine(cfg, n, seed=7)
+    s = eng.reset()
+    big, small = PlayHistory(128, full=False), PlayHistory(16, full=False)
+    checked = 0
+    while not s.done.all():
+        mask, obs = eng.legal_mask(s), eng.observe(s)
+        for g in np.flatnonzero((s.phase == PLAY) & (s.to_act == 0) & ~s.selection.any(1)):
+            view = decode(obs[g], cfg)
+            big.record(view, obs[g])
+            small.record(view, obs[g])
+            assert (big.points(view) == s.points_won[g]).all()
+            checked += 1
+        s, _, _ = eng.step(s, h.act_batch(obs, mask, np.random.default_rng(0)))
+    assert checked > 10 * n and big.dropped == 0 and small.dropped > n // 2
 
 
 def test_sampler_respects_voids_and_known_cards_late_in_the_hand():
@@ -534,6 +560,66 @@ def test_sampled_rollout_decisions_are_reproducible_and_legal():
                         else agent.last["values"].tobytes()))
         runs.append(out)
     assert runs[0] == runs[1] and any(v is not None for _, v in runs[0])
+
+
+class _Seen:
+    """A rollout policy that plays ``inner`` and keeps every observation it was asked about."""
+
+    def __init__(self, inner):
+        self.inner, self.rows = inner, []
+
+    def __call__(self, obs, mask):
+        self.rows.append(obs.copy())
+        return self.inner(obs, mask)
+
+
+def test_play_out_with_others_asks_each_model_for_its_own_seats_only():
+    """``others`` plays seats 1-3 and the rollout policy seat 0 (the searcher): every
+    observation the rollout policy sees is the searcher's (its dealer is the world's dealer seen
+    from seat 0), every one ``others`` sees is another seat's; and the same model as both gives
+    the outcome of the policy alone."""
+    cfg = Rules()
+    agent = PIMCAgent(cfg, worlds=4, candidates=3, recheck=0)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for eng, s, obs, mask in itertools.islice(mid_hand_states(cfg, seeds=[51], every=0.3), 4):
+        view = decode(obs, cfg)
+        hands, kitty = agent.sampler.sample(view, 6, rng)
+        S = world_states(agent.plan_engine, view, hands, kitty)
+        plans = np.full((6, 1), -1, dtype=np.int64)
+        me, rest = _Seen(agent.prior), _Seen(agent.prior)
+        out, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(6)), plans, me,
+                          rest)
+        alone, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(6)), plans,
+                            agent.prior)
+        np.testing.assert_array_equal(out, alone)
+        dealer = [decode(o, cfg).dealer for o in np.concatenate(me.rows)]
+        others = [decode(o, cfg).dealer for o in np.concatenate(rest.rows)]
+        assert set(dealer) == {view.dealer} and view.dealer not in set(others)
+        assert len(set(others)) == 3
+        checked += 1
+    assert checked == 4
+
+
+def test_others_option_plays_legal_reproducible_and_different_searches():
+    cfg = Rules(partnership="FIND_FRIEND")
+    with pytest.raises(ValueError, match="others='nope'.*'same'"):
+        PIMCAgent(cfg, others="nope")
+    with pytest.raises(ValueError, match="greedy rollouts"):
+        PIMCAgent(Rules(), others="random", rollout_temperature=1.0)
+    states = list(itertools.islice(mid_hand_states(cfg, seeds=[53], every=0.4), 4))
+    runs = []
+    for others in ("random", "random", "same"):
+        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3, others=others)
+        out = []
+        for eng, s, obs, mask in states:
+            a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            assert mask[a]
+            out.append(None if agent.last is None or agent.last["values"] is None
+                       else agent.last["values"].tobytes())
+        runs.append(out)
+    assert runs[0] == runs[1] and any(v is not None for v in runs[0])
+    assert runs[0] != runs[2]  # random players are another model: other values
 
 
 def test_value_options_agree_with_the_hand_won():

@@ -46,6 +46,7 @@ the decision has time left, up to ``max_worlds``: stronger when time allows, not
 from __future__ import annotations
 
 import time
+import warnings
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -63,7 +64,7 @@ from shengji_env.core.world import friend_consistent, world_states
 from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
-from .history import PlayHistory, consistent_worlds, trick_points
+from .history import PlayHistory, consistent_worlds
 from .rollout import NetRollout, PolicyRollout, SampledRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
@@ -114,6 +115,11 @@ class SearchRecord:
 #: deals per searched decision at most (worlds + recheck, and the bury's): 4,096 deals of 5
 #: candidates are a batch of 20,480 games, several seconds a decision on one core
 MAX_WORLDS = 4096
+#: hands whose whole play is kept at once (``belief`` other than uniform: about 6 kB a decision)
+HISTORY_HANDS = 256
+#: hands kept at once in find-friends with the uniform belief (the latest decision and the trick
+#: points: about 6 kB a hand, ~100 MB at most)
+HISTORY_HANDS_COMPACT = 16384
 
 
 class PIMCAgent(BasePolicy):
@@ -153,6 +159,14 @@ class PIMCAgent(BasePolicy):
       drawn from ``softmax(logits / T)`` with the same noise for every candidate of a world
       (``rollout.SampledRollout``; measured no stronger at T = 1: README); expert iteration's
       rollout refresh puts the greedy network back;
+    * ``others``: the model of the other three seats in the rollouts: ``"same"`` (default:
+      the rollout policy plays every seat, the search's own continuation included) or a
+      rollout policy by the same names (``"net"``, ``"heuristic"``, ``"random"``, a checkpoint
+      path), which then plays seats other than the searcher's while the rollout policy (or the
+      endgame's heuristic) plays the searcher's own later decisions. Measured against three
+      ``RandomAgent`` seats in find-friends, the exact model of those seats is no stronger than
+      the default's heuristic-like one (86.5% of 400 seat-hands on the winning side against
+      88.3%: agents/search/README.md, "A model of the other players");
     * ``seed``: int (decisions reproducible) or None (use the ``rng`` given to ``act``);
     * ``time_ms``: optional time budget per decision (more worlds while time is left);
     * ``follow_cap``: legal follows enumerated at most, before the prior ranks them (64);
@@ -182,7 +196,7 @@ class PIMCAgent(BasePolicy):
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
                  endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0,
-                 rollout_temperature: float = 0.0):
+                 rollout_temperature: float = 0.0, others: str = "same"):
         self.rules = rules if rules is not None else Rules()
         # find-friends: worlds are kept only where their friend agrees with what the seat knows
         # (core.world.friend_consistent); the bury and the friend card are the heuristic's
@@ -226,8 +240,14 @@ class PIMCAgent(BasePolicy):
         if self.filter_rounds < 1 or self.window < 0:
             raise ValueError(f"filter_rounds={filter_rounds} must be at least 1 and "
                              f"window={window} at least 0")
-        self._history = PlayHistory()
+        # the record of each hand's play: whole chains for the belief's replay; in find-friends
+        # only the latest decision and each seat's trick points, so that every hand of a large
+        # batched evaluation fits (shengji-eval's find-friends metric plays all its seat-hands
+        # at once: 400 for --deals 100)
+        self._history = (PlayHistory(HISTORY_HANDS) if belief != "uniform"
+                         else PlayHistory(HISTORY_HANDS_COMPACT, full=False))
         self._won = None  # find-friends: each seat's trick points this hand, when known
+        self._warned_dropped = False
         self._step = float(self.rules.level_step)
         # the search's torch work runs on ``threads`` threads (one core per agent: its small
         # batches gain nothing from more), inside ``act`` only: torch's own setting, which the
@@ -244,15 +264,10 @@ class PIMCAgent(BasePolicy):
                              "(--set rules.failed_throw_choice=NEXT_PLAYER, say) and pass "
                              "prior_weights= and rollout= its checkpoint") from None
         self.rollout_name = str(rollout)
-        if rollout == "net":
-            self.rollout = self.prior
-        elif rollout == "heuristic":
-            self.rollout = PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
-                                         np.random.default_rng(0))
-        elif rollout == "random":
-            self.rollout = PolicyRollout(RandomAgent(), np.random.default_rng(0))
-        else:
-            self.rollout = NetRollout(load_rollout_net(rollout, self.rules))
+        self.rollout = self._rollout_policy(rollout, "rollout")
+        # the other seats' model in the rollouts: None (the rollout policy plays them too)
+        self.others_name = str(others)
+        self.others = None if others == "same" else self._rollout_policy(others, "others")
         self.rollout_temperature = float(rollout_temperature)
         if not self.rollout_temperature >= 0:
             raise ValueError(f"rollout_temperature={rollout_temperature!r}; expected 0 (greedy "
@@ -260,6 +275,10 @@ class PIMCAgent(BasePolicy):
         if self.rollout_temperature > 0:
             if not isinstance(self.rollout, NetRollout):
                 raise ValueError("rollout_temperature needs a network rollout policy")
+            if self.others is not None:
+                raise ValueError(f"rollout_temperature={rollout_temperature!r} shares its noise "
+                                 f"between the seats of a world; with others={others!r} use "
+                                 "greedy rollouts (rollout_temperature=0)")
             self.rollout = SampledRollout(self.rollout, self.rollout_temperature)
         self.endgame = int(endgame)
         if self.endgame < 0:
@@ -288,10 +307,36 @@ class PIMCAgent(BasePolicy):
         self.last: SearchRecord | None = None  # the most recent search (module docstring)
         self.last_search: SearchRecord | None = None  # the search of the latest act call
 
+    def _rollout_policy(self, name: str, option: str):
+        """A rollout policy by name (the ``rollout`` and ``others`` options): ``"net"`` (the
+        prior network), ``"heuristic"``, ``"random"`` or a checkpoint path."""
+        if name == "net":
+            return self.prior
+        if name == "heuristic":
+            return PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
+                                 np.random.default_rng(0))
+        if name == "random":
+            return PolicyRollout(RandomAgent(), np.random.default_rng(0))
+        try:
+            return NetRollout(load_rollout_net(name, self.rules))
+        except FileNotFoundError as e:
+            same = "'same', " if option == "others" else ""
+            raise ValueError(f"{option}={name!r}: expected {same}'net', 'heuristic', 'random' "
+                             f"or a checkpoint path ({e})") from None
+
+    def _others_for(self, rng: np.random.Generator):
+        """The ``others`` model ready for one decision's batch (None: the rollout policy plays
+        every seat): a policy with randomness of its own (``"random"``) draws it from the
+        decision's stream, so a seeded decision stays reproducible."""
+        if isinstance(self.others, PolicyRollout):
+            self.others.rng = np.random.default_rng(rng.integers(2**63))
+        return self.others
+
     def __repr__(self) -> str:
         return (f"PIMCAgent(worlds={self.worlds}, candidates={self.candidates}, "
                 f"rollout={self.rollout_name!r}, seed={self.seed}, time_ms={self.time_ms}, "
-                f"belief={self.belief!r})")
+                f"belief={self.belief!r}"
+                + ("" if self.others is None else f", others={self.others_name!r}") + ")")
 
     # ---------------------------------------------------------------- entry point
     def act(self, obs: dict, rng: np.random.Generator | None = None) -> int:
@@ -382,7 +427,12 @@ class PIMCAgent(BasePolicy):
                        if self.belief != "uniform" or self._friends else [(view, observation)])
         # find-friends: each seat's trick points, which a world needs and an observation does not
         # state, from the hand's play (None after a gap: core.world's fallback)
-        self._won = trick_points(self._chain) if self._friends else None
+        self._won = self._history.points(view) if self._friends else None
+        if self._history.dropped and not self._warned_dropped:
+            self._warned_dropped = True
+            warnings.warn(f"PIMCAgent: more hands at once than its play record keeps "
+                          f"({self._history.hands}); a dropped hand's later decisions search "
+                          "without its earlier play (trick points, belief filter)", stacklevel=2)
         worlds = self._worlds(view, self.worlds + R, rng)
         if worlds is None:  # find-friends: no sampled world agrees with the friend's facts
             self.last = None
@@ -483,7 +533,7 @@ class PIMCAgent(BasePolicy):
         t, c = time.perf_counter(), time.process_time()
         values, _ = play_out(self.plan_engine, self.roll_engine, S,
                              np.full((len(hands), 1), -1, dtype=np.int64),
-                             _for_decision(self.rollout, K, rng))
+                             _for_decision(self.rollout, K, rng), self._others_for(rng))
         self.stats["rollout_s"] += time.perf_counter() - t
         self.stats["rollout_cpu_s"] += time.process_time() - c
         self.stats["rollouts"] += len(hands)
@@ -518,7 +568,7 @@ class PIMCAgent(BasePolicy):
             policy = (self.endgame_rollout if int(view.hand.sum()) <= self.endgame
                       else self.rollout)
             values, _ = play_out(self.plan_engine, self.roll_engine, R, plans,
-                                 _for_decision(policy, K, rng))
+                                 _for_decision(policy, K, rng), self._others_for(rng))
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K

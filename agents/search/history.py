@@ -53,34 +53,63 @@ class PlayHistory:
     """Chains of one seat's PLAY-decision observations, one chain per hand being played.
 
     ``record(view, observation)`` appends the decision to its hand's chain (or starts one) and
-    returns the chain: a list of ``(view, observation float32[N])``, oldest first. At most
-    ``hands`` chains are kept (least recently used dropped): one agent can play many games at
-    once (``act_batch`` rows of different games)."""
+    returns the chain: a list of ``(view, observation float32[N])``, oldest first. Each chain
+    also carries the trick points each relative seat has won so far (``points``; None when the
+    chain starts after the hand's first trick), updated as it grows. One agent can play many
+    games at once (``act_batch`` rows of different games: ``shengji-eval``'s find-friends
+    metric plays every seat-hand of its deals in one batch), so at most ``hands`` chains are
+    kept, the least recently used dropped: a dropped hand that is asked about again restarts
+    with a gap (counted in ``dropped``). ``full=False`` keeps only each chain's latest decision
+    and its points (what find-friends needs, about 6 kB a hand instead of 6 kB a decision), so
+    that many more hands fit."""
 
-    def __init__(self, hands: int = 64):
-        self.hands = int(hands)
-        self._chains: OrderedDict[bytes, list] = OrderedDict()
+    def __init__(self, hands: int = 64, full: bool = True):
+        self.hands, self.full = int(hands), bool(full)
+        if self.hands < 1:
+            raise ValueError(f"hands={hands!r}; expected at least 1 hand")
+        self._chains: OrderedDict[bytes, tuple[list, np.ndarray | None]] = OrderedDict()
+        self.dropped = 0  # hands dropped while still being played (asked about again later)
+        self._gone: OrderedDict[bytes, None] = OrderedDict()
 
     def record(self, view, observation: np.ndarray) -> list:
         key = _hand_key(view)
-        chain = self._chains.pop(key, None)
+        chain, won = self._chains.pop(key, (None, None))
         if chain and np.array_equal(chain[-1][1], observation):
             pass  # the same decision asked again
         elif chain and interval_plays(chain[-1][0], view) is not None:
-            chain.append((view, observation))
+            if won is not None:
+                won = won + _ended_trick_points(chain[-1][0], view)
+            chain = chain + [(view, observation)] if self.full else [(view, observation)]
         else:
+            if chain is None and key in self._gone:  # its earlier decisions were dropped
+                del self._gone[key]
+                self.dropped += 1
             chain = [(view, observation)]
-        self._chains[key] = chain
+            won = np.zeros(4, dtype=np.int64) if view.tricks_done == 0 else None
+        self._chains[key] = (chain, won)
         if len(self._chains) > self.hands:
-            self._chains.popitem(last=False)
+            gone, _ = self._chains.popitem(last=False)
+            self._gone[gone] = None
+            if len(self._gone) > 4 * self.hands:  # the count is of the recently dropped
+                self._gone.popitem(last=False)
         return chain
 
+    def points(self, view) -> np.ndarray | None:
+        """``int64[4]`` — the trick points each relative seat has won so far in ``view``'s hand
+        (``trick_points`` of its whole chain, kept as the chain grows), or None when its chain
+        starts after the first trick or the hand is not recorded."""
+        _, won = self._chains.get(_hand_key(view), (None, None))
+        return None if won is None else won.copy()
+
     def restart(self, view, observation: np.ndarray) -> None:
-        """Start the hand's chain again at this decision (its earlier play cannot be replayed)."""
-        self._chains[_hand_key(view)] = [(view, observation)]
+        """Start the hand's chain again at this decision (its earlier play cannot be replayed);
+        its trick points, which do not depend on the replay, are kept."""
+        _, won = self._chains.get(_hand_key(view), (None, None))
+        self._chains[_hand_key(view)] = ([(view, observation)], won)
 
     def clear(self) -> None:
         self._chains.clear()
+        self._gone.clear()
 
 
 def interval_plays(before, after) -> list[tuple[int, np.ndarray, bool]] | None:
@@ -129,10 +158,18 @@ def trick_points(chain: list) -> np.ndarray | None:
     for (before, _), (after, _) in zip(chain, chain[1:]):
         if interval_plays(before, after) is None:
             return None
-        total = [v.astype(np.int64).sum(0) for v in (before.trick, before.played, after.played,
-                                                        after.trick)]
-        ended = total[0] + total[2] - total[1] - total[3]      # int64[54]: the trick that ended
-        won[after.trick_leader if after.trick.any() else 0] += int(POINTS.astype(np.int64) @ ended)
+        won += _ended_trick_points(before, after)
+    return won
+
+
+def _ended_trick_points(before, after) -> np.ndarray:
+    """``int64[4]`` — the points of the trick that ended between two consecutive decisions
+    (``interval_plays`` is not None), credited to its winner: who leads the next trick."""
+    total = [v.astype(np.int64).sum(0) for v in (before.trick, before.played, after.played,
+                                                    after.trick)]
+    ended = total[0] + total[2] - total[1] - total[3]      # int64[54]: the trick that ended
+    won = np.zeros(4, dtype=np.int64)
+    won[after.trick_leader if after.trick.any() else 0] = int(POINTS.astype(np.int64) @ ended)
     return won
 
 

@@ -142,14 +142,17 @@ class PolicyRollout:
         return out
 
 
-def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy) -> tuple[np.ndarray, dict]:
+def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy,
+             others=None) -> tuple[np.ndarray, dict]:
     """Play ``plans`` then the rest of every hand of ``s`` (a ``BatchState`` of B games, all with
     seat 0 to act and an empty selection; changed in place).
 
     ``plan_engine``: an ``Engine`` with ``auto_forced=False`` (a planned card must not be
     skipped); ``roll_engine``: the same rules with ``auto_forced=True``; ``plans``:
     ``int64[B, L]`` — each game's planned actions (cards, then ``END`` for a lead), padded with
-    -1. Returns ``values float64[B, 3]`` — seat 0's reward (levels), its side's points
+    -1; ``policy`` plays every seat, or only seat 0 when ``others`` (a rollout policy too) is
+    given for seats 1-3: a model of the other players that differs from the searcher's own
+    continuation. Returns ``values float64[B, 3]`` — seat 0's reward (levels), its side's points
     (attackers' points, negated for the dealer side) and its side (+1 attacking, -1 the dealer
     side) — and counters (``steps``,
     ``decisions``)."""
@@ -161,7 +164,10 @@ def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy) -> tuple[np
         acts = plans[:, j].copy()
         free = acts < 0
         if free.any():
-            acts[free] = policy(plan_engine.observe(s), mask)[free]
+            if others is None:
+                acts[free] = policy(plan_engine.observe(s), mask)[free]
+            else:
+                acts[free] = _by_seat(policy, others, s, plan_engine.observe(s), mask, free)
         s, r, _ = plan_engine.step(s, acts)
         reward += r[:, 0]
         steps += 1
@@ -169,13 +175,29 @@ def play_out(plan_engine, roll_engine, s, plans: np.ndarray, policy) -> tuple[np
     while not s.done.all():
         mask = roll_engine.legal_mask(s)
         obs = roll_engine.observe(s)
-        s, r, _ = roll_engine.step(s, policy(obs, mask))
+        acts = (policy(obs, mask) if others is None
+                else _by_seat(policy, others, s, obs, mask, np.ones(B, dtype=bool)))
+        s, r, _ = roll_engine.step(s, acts)
         reward += r[:, 0]
         steps += 1
         decisions += int((~s.done).sum())
     side = np.where(s.dealer_side[:, 0], -1.0, 1.0)  # seat 0 attacks: more points are better
     values = np.stack([reward, side * s.attacker_points, side], axis=1)
     return values, {"steps": steps, "decisions": decisions}
+
+
+def _by_seat(policy, others, s, obs: np.ndarray, mask: np.ndarray,
+             rows: np.ndarray) -> np.ndarray:
+    """``int64[rows.sum()]`` — the actions of the games ``rows`` (bool[B]): ``policy``'s where
+    seat 0 is to act, ``others``' where another seat is (each asked once, for its own rows
+    only); 0 for a finished game."""
+    out = np.zeros(len(obs), dtype=np.int64)
+    mine = rows & (s.to_act == 0)
+    for pol, pick in ((policy, mine), (others, rows & (s.to_act > 0))):
+        idx = np.flatnonzero(pick)
+        if idx.size:
+            out[idx] = pol(obs[idx], mask[idx])
+    return out[rows]
 
 
 def _slot_features_one(net, x: torch.Tensor, key: int) -> torch.Tensor:
