@@ -298,6 +298,34 @@ def test_play_history_keeps_every_hand_of_a_large_batch_and_counts_the_dropped_o
     assert checked > 10 * n and big.dropped == 0 and small.dropped > n // 2
 
 
+def test_plays_of_several_cards_are_made_whole_in_a_large_lockstep_batch(monkeypatch):
+    """A play is searched at its first card and made over the next steps; in a lockstep batch
+    of many games (``shengji-eval``'s find-friends metric plays hundreds at once) every game's
+    plan must last until its play is complete, not be evicted by the other games' searches (the
+    heuristic then completed it its own way)."""
+    cfg = Rules()
+    n = 120
+    agent = PIMCAgent(cfg)
+    h = HeuristicAgent(cfg)
+    monkeypatch.setattr(agent, "_search", lambda view, *_: h._plan(view))  # fast, legal plans
+    eng = Engine(cfg, n, seed=11)
+    s = eng.reset()
+    rng = np.random.default_rng(0)
+    while not (s.phase == PLAY).all():
+        s, _, _ = eng.step(s, h.act_batch(eng.observe(s), eng.legal_mask(s), rng))
+    own = np.zeros(n, dtype=bool)  # the agent chose the first card of the play being made
+    multi = lost = 0
+    for _ in range(40):
+        obs, mask = eng.observe(s), eng.legal_mask(s)
+        selecting = obs[:, agent._sel].sum(1) > 0
+        for g in np.flatnonzero(selecting & own):
+            multi += 1
+            lost += agent._plans.get(agent._plan_key(obs[g])) is None
+        own |= ~selecting
+        s, _, _ = eng.step(s, agent.act_batch(obs, mask, rng))
+    assert multi > n and lost == 0
+
+
 def test_sampler_respects_voids_and_known_cards_late_in_the_hand():
     cfg = Rules()
     rng = np.random.default_rng(2)

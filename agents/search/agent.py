@@ -45,6 +45,7 @@ the decision has time left, up to ``max_worlds``: stronger when time allows, not
 
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 import zlib
@@ -75,6 +76,12 @@ __all__ = ["PIMCAgent", "SearchRecord"]
 # default 64 a third of those ENDs found their plan evicted and planned it again. The plan is a
 # function of the observation, so the cache size never changes a decision.
 ROLLOUT_PLANS = 1024
+#: the agent's own plays being made, by decision (one per game it plays at once): a play of
+#: several cards is searched at its first card and made over the next steps, so the plan of every
+#: game of a lockstep batch must outlive a step — shengji-eval's find-friends metric plays all
+#: its seat-hands at once (400 for --deals 100), and a search, unlike the heuristic's plan, is
+#: not repeated exactly from a later step's observation (its seed includes the selection)
+PLANS = 16384
 
 
 @dataclass
@@ -346,7 +353,7 @@ class PIMCAgent(BasePolicy):
             raise ValueError("the action mask allows no action; there is no decision to make")
         self.stats["decisions"] += 1
         self.last_search = None
-        key = observation[:self._sel.start].tobytes() + observation[self._sel.stop:].tobytes()
+        key = self._plan_key(observation)
         plan = self._plans.get(key)
         selection = np.rint(observation[self._sel]).astype(np.int64)
         if plan is None and not selection.any():
@@ -360,7 +367,7 @@ class PIMCAgent(BasePolicy):
                     plan = search(view, observation, mask, self._rng(observation, rng))
                 self.last_search = self.last
                 self._plans[key] = plan
-                if len(self._plans) > 64:
+                if len(self._plans) > PLANS:
                     self._plans.popitem(last=False)
         if plan is None:  # not a play of ours: declaring, bury, a failed throw's choice
             return self.heuristic.act(obs, rng)
@@ -371,6 +378,13 @@ class PIMCAgent(BasePolicy):
             return END
         legal = np.flatnonzero((rest > 0) & mask[:54])
         return int(legal[0]) if legal.size else self.heuristic.act(obs, rng)
+
+    def _plan_key(self, observation: np.ndarray) -> bytes:
+        """The decision an observation belongs to: all of it but the selection (the cards
+        chosen so far of the play being made), as a 16-byte digest."""
+        h = hashlib.blake2b(observation[:self._sel.start].tobytes(), digest_size=16)
+        h.update(observation[self._sel.stop:].tobytes())
+        return h.digest()
 
     def act_with_options(self, obs: np.ndarray, mask: np.ndarray, rng=None
                          ) -> tuple[np.ndarray, np.ndarray, list]:
@@ -387,8 +401,7 @@ class PIMCAgent(BasePolicy):
             o = obs[i]
             a = actions[i] = self.act({"observation": o, "action_mask": mask[i]}, rng)
             records.append(self.last_search)
-            key = o[:self._sel.start].tobytes() + o[self._sel.stop:].tobytes()
-            plan = self._plans.get(key)
+            plan = self._plans.get(self._plan_key(o))
             rest = None if plan is None else plan - np.rint(o[self._sel]).astype(np.int64)
             if rest is not None and (rest >= 0).all():  # our own plan: any remaining card
                 options[i, :54] = (rest > 0) & mask[i, :54]
