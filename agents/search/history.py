@@ -79,7 +79,10 @@ class PlayHistory:
         elif chain and interval_plays(chain[-1][0], view) is not None:
             if won is not None:
                 won = won + _ended_trick_points(chain[-1][0], view)
-            chain = chain + [(view, observation)] if self.full else [(view, observation)]
+            if self.full:
+                chain.append((view, observation))
+            else:
+                chain = [(view, observation)]  # the points carry what the rest would say
         else:
             if chain is None and key in self._gone:  # its earlier decisions were dropped
                 del self._gone[key]
