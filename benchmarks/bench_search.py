@@ -204,10 +204,7 @@ def friends_part(deals: int, part: int, parts: int, out: str, seed: int = 0,
         me = PIMCAgent(rules, seed=seed, **{**(options or {}),
                                             **({"sampler": sampler} if oracle else {})})
     them = RandomAgent() if opponent == "random" else HeuristicAgent(rules)
-    done = set()
-    if Path(out).exists():
-        with open(out) as f:
-            done = {(r["deal"], r["seat"]) for r in map(json.loads, f) if r}
+    done = set(_file_records(out, "seat")) if Path(out).exists() else set()
     for i in range(part, deals if stop is None else min(stop, deals), parts):
         for seat in range(4):
             if (i, seat) in done:
@@ -227,11 +224,7 @@ def friends_part(deals: int, part: int, parts: int, out: str, seed: int = 0,
 def friends_summary(paths: list[str]) -> dict:
     """The agent's share of seat-hands on the winning side over ``friends`` records (each
     seat-hand once), with its interval, and the share by role."""
-    rows = {}
-    for p in paths:
-        with open(p) as f:
-            for r in map(json.loads, f):
-                rows[(r["deal"], r["seat"])] = r
+    rows = {key: r for p in paths for key, r in _file_records(p, "seat").items()}
     won = sum(r["won"] for r in rows.values())
     out = {"seat_hands": len(rows), "won": won, "share": won / max(1, len(rows)),
            "ci95": list(wilson(won, len(rows))), "roles": {}}
@@ -241,16 +234,16 @@ def friends_summary(paths: list[str]) -> dict:
     return out
 
 
-def _file_records(path: str) -> dict:
-    """The hands of one record file by (deal, seats of the agent), each once: a run restarted
-    before ``eval`` resumed appended its hands again, with the same results (the agents are
-    deterministic). ``ValueError`` if one hand holds two results: the file mixes settings or
-    deal sets."""
+def _file_records(path: str, seats: str = "a_seats") -> dict:
+    """The hands of one record file by (deal, the agent's seats: ``a_seats`` for ``eval``,
+    ``seat`` for ``friends``), each once: a run restarted before ``eval`` resumed appended its
+    hands again, with the same results (the agents are deterministic). ``ValueError`` if one
+    hand holds two results: the file mixes settings or deal sets."""
     hands = {}
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     for r in rows:
-        key = (r["deal"], r["a_seats"])
+        key = (r["deal"], r[seats])
         if hands.setdefault(key, r) != r:
             raise ValueError(f"{path}: deal {key[0]}, agent seats {key[1]} is recorded twice "
                              f"with different results ({hands[key]} and {r}): the file "
