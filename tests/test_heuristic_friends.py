@@ -134,6 +134,29 @@ def test_friend_leads_a_high_single_instead_of_a_low_one():
     assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
 
 
+def test_dealer_draws_trumps_with_a_probable_winner():
+    from agents.baselines import heuristic_friends as hf
+    played = np.zeros((4, 54), dtype=np.uint8)
+    played[1, cards.BJ] = 1  # one big joker unseen: one trump above my small joker
+    t = table(play_view("S:3 Q, Jk:LJ", dealer=0, played=played))
+    assert named(hp.plan_lead(t)) == named(cards.parse("S:3"))  # the plain lead: a low trump
+    assert named(hf.plan_play(t)) == named(cards.parse("Jk:LJ"))
+    # the friend, or an attacker, keeps the plain lead (the rule is the dealer's)
+    for my_side, dealer in ((0, 2), (1, 2)):
+        t = table(play_view("S:3 Q, Jk:LJ", my_side=my_side, dealer=dealer, played=played))
+        assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
+    # both big jokers unseen: no trump of mine is a probable winner, the plain lead stays
+    t = table(play_view("S:3 Q, Jk:LJ", dealer=0))
+    assert hf.draw_high(t, cards.parse("S:3").astype(np.int64)) is None
+    # a point trump is never the replacement, nor is an off-suit single replaced
+    above_k = np.zeros((4, 54), dtype=np.uint8)
+    above_k[1, [cards.card_id("S", "A"), cards.LJ, cards.BJ]] = 2
+    above_k[1, [cards.card_id(s, "2") for s in "SHDC"]] = 2
+    t = table(play_view("S:3 K, H:4", dealer=0, played=above_k))  # nothing unseen above S:K
+    assert hf.draw_high(t, cards.parse("S:3").astype(np.int64)) is None
+    assert hf.draw_high(t, cards.parse("H:4").astype(np.int64)) is None
+
+
 def test_last_cards_that_form_one_unit_are_led_whole():
     from agents.baselines import heuristic_friends as hf
     for hand in ("S:Q Q", "H:4 4", "H:4 4 5 5"):  # a trump pair, an off-suit pair, a tractor

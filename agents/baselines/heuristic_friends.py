@@ -28,6 +28,12 @@
   weak dealer will not win the tricks the friend gives away) leads, instead of a low single that
   gives the lead away, a high single without points that at most ``LEAD_HIGH_SLACK`` unseen cards
   beat, in a suit no attacker may ruff.
+* **the dealer draws trumps with a probable winner**: a dealer about to lead a single trump
+  without points that more than ``DRAW_SLACK`` unseen trumps beat leads instead his lowest trump
+  without points that at most ``DRAW_SLACK`` unseen trumps beat, when he has one. A low trump
+  draws the others' trumps, but hands the trick and the lead to whoever holds a higher one —
+  more often an attacker than the friend, whom he cannot count on to win it; a probable winner
+  draws trumps as well and keeps the lead for his next one.
 """
 
 from __future__ import annotations
@@ -42,7 +48,8 @@ from shengji_env.rules import TRUMP, decompose, is_legal_follow
 from .heuristic_play import POINTS, Table, _in_suit_wins, plan_follow, plan_lead
 
 __all__ = ["RESERVE_FROM", "RESERVE_SLACK", "RESERVE_ANY_FROM", "LEAD_HIGH_SLACK", "TAKE_SLACK",
-           "TAKE_POINTS", "last_trick_reserve", "last_unit", "lead_high", "take_probable", "plan_play"]
+           "TAKE_POINTS", "DRAW_SLACK", "last_trick_reserve", "last_unit", "lead_high",
+           "draw_high", "take_probable", "plan_play"]
 
 #: the last-trick trump is kept from this many cards in hand on
 RESERVE_FROM = 12
@@ -56,6 +63,8 @@ LEAD_HIGH_SLACK = 2
 TAKE_SLACK = 2
 #: ... holding at least this many points (with the follow's own)
 TAKE_POINTS = 5
+#: the dealer draws trumps with a single that at most this many unseen trumps beat
+DRAW_SLACK = 1
 
 
 def last_trick_reserve(t: Table) -> np.ndarray | None:
@@ -119,6 +128,30 @@ def lead_high(t: Table, play: np.ndarray) -> np.ndarray | None:
     return out
 
 
+def draw_high(t: Table, play: np.ndarray) -> np.ndarray | None:
+    """For the dealer about to lead ``play`` (``int64[54]``): ``int64[54]`` — the probable
+    winner to draw trumps with instead (module docstring), or None to keep ``play``. Only a
+    single trump without points is replaced."""
+    if t.view.dealer != 0 or int(play.sum()) != 1:
+        return None
+    c = int(np.flatnonzero(play)[0])
+    if t.eff[c] != TRUMP or POINTS[c] or _trumps_above(t, c) <= DRAW_SLACK:
+        return None
+    for d in sorted(np.flatnonzero((t.eff == TRUMP) & (t.hand > 0)).tolist(),
+                    key=lambda d: t.idx[d]):  # lowest first
+        if not POINTS[d] and _trumps_above(t, d) <= DRAW_SLACK:
+            out = np.zeros(54, dtype=np.int64)
+            out[d] = 1
+            return out
+    return None
+
+
+def _trumps_above(t: Table, c: int) -> int:
+    """How many unseen trumps rank above card ``c`` (a copy of equal rank does not: the first
+    played of two equal cards wins)."""
+    return int(t.unseen[(t.eff == TRUMP) & (t.idx > t.idx[c])].sum())
+
+
 def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
     """For a follow to a single lead, ``int64[54]`` — the probable winner to play instead of
     ``play`` (module docstring), or None to keep ``play``."""
@@ -153,8 +186,8 @@ def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
 def plan_play(t: Table) -> np.ndarray:
     """The whole lead or follow ``int64[54]`` in find-friends mode: the last cards as one unit;
     else ``plan_lead`` / ``plan_follow`` on the hand without the last-trick reserve (a follow
-    only when that is legal for the whole hand), then the friend's high lead or the probable
-    winner."""
+    only when that is legal for the whole hand), then the friend's high lead, the dealer's
+    probable winner to draw trumps, or the probable winner of a point trick."""
     reserve = last_trick_reserve(t)
     kept = t if reserve is None else dataclasses.replace(t, hand=t.hand - reserve)
     if t.view.leading:
@@ -163,6 +196,8 @@ def plan_play(t: Table) -> np.ndarray:
             return whole
         play = plan_lead(kept)
         high = lead_high(kept, play)
+        if high is None:
+            high = draw_high(kept, play)
         return play if high is None else high
     if reserve is not None:
         play = plan_follow(kept)
