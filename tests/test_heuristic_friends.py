@@ -157,6 +157,22 @@ def test_dealer_draws_trumps_with_a_probable_winner():
     assert hf.draw_high(t, cards.parse("H:4").astype(np.int64)) is None
 
 
+def test_dealer_leads_a_probable_winner_with_its_points():
+    from agents.baselines import heuristic_friends as hf
+    played = np.zeros((4, 54), dtype=np.uint8)
+    played[1, H_A] = 1  # one H:A unseen: my H:K is beaten by one card only
+    t = table(play_view("H:K 4, D:3 6", dealer=0, played=played))
+    low = hp.plan_lead(t)
+    assert int(low.sum()) == 1 and named(low) != named(cards.parse("H:K"))
+    assert named(hf.plan_play(t)) == named(cards.parse("H:K"))
+    # the friend's high lead leaves point cards out
+    t = table(play_view("H:K 4, D:3 6", played=played))
+    assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
+    # both aces unseen: two cards beat the king, the plain lead stays
+    t = table(play_view("H:K 4, D:3 6", dealer=0))
+    assert named(hf.plan_play(t)) == named(hp.plan_lead(t))
+
+
 def test_last_cards_that_form_one_unit_are_led_whole():
     from agents.baselines import heuristic_friends as hf
     for hand in ("S:Q Q", "H:4 4", "H:4 4 5 5"):  # a trump pair, an off-suit pair, a tractor
