@@ -1,7 +1,7 @@
 """Find-friends card play for ``HeuristicAgent`` (RULES.md §10.6): the rules only this mode uses.
 
 ``HeuristicAgent`` calls :func:`plan_play` only when the observation has the find-friends blocks
-(``view.my_side is not None``), so fixed-partnership play is untouched. Four rules on top of
+(``view.my_side is not None``), so fixed-partnership play is untouched. Six rules on top of
 ``heuristic_play.plan_lead`` / ``plan_follow``:
 
 * **keep a trump for the last trick**: the kitty's points, multiplied, go to the attackers when
@@ -38,7 +38,7 @@
   leads the top card of a suit no rival may ruff that at most ``DEALER_HIGH_SLACK`` unseen cards
   beat — a king while one ace is out is one: it usually wins, with its own points, and keeps
   the lead. (The friend's high lead above leaves point cards out: letting a king with one
-  unseen card above it in changed nothing measurable in paired runs.)
+  unseen card above it in did not help the friend in paired runs.)
 """
 
 from __future__ import annotations
