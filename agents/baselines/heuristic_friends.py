@@ -140,7 +140,7 @@ def _high_single(t: Table, play: np.ndarray, slack: int, points: bool) -> np.nda
         if not mine.size or any(t.may_ruff(r, suit) for r in t.rivals):
             continue
         top = int(mine[np.argmax(t.idx[mine])])
-        above = int(t.unseen[(t.eff == suit) & (t.idx > t.idx[top])].sum())
+        above = _unseen_above(t, top)
         if (POINTS[top] and not points) or above > slack:
             continue
         key = (above, -int(t.idx[top]))
@@ -160,21 +160,21 @@ def draw_high(t: Table, play: np.ndarray) -> np.ndarray | None:
     if t.view.dealer != 0 or int(play.sum()) != 1:
         return None
     c = int(np.flatnonzero(play)[0])
-    if t.eff[c] != TRUMP or POINTS[c] or _trumps_above(t, c) <= DRAW_SLACK:
+    if t.eff[c] != TRUMP or POINTS[c] or _unseen_above(t, c) <= DRAW_SLACK:
         return None
     for d in sorted(np.flatnonzero((t.eff == TRUMP) & (t.hand > 0)).tolist(),
                     key=lambda d: t.idx[d]):  # lowest first
-        if not POINTS[d] and _trumps_above(t, d) <= DRAW_SLACK:
+        if not POINTS[d] and _unseen_above(t, d) <= DRAW_SLACK:
             out = np.zeros(54, dtype=np.int64)
             out[d] = 1
             return out
     return None
 
 
-def _trumps_above(t: Table, c: int) -> int:
-    """How many unseen trumps rank above card ``c`` (a copy of equal rank does not: the first
-    played of two equal cards wins)."""
-    return int(t.unseen[(t.eff == TRUMP) & (t.idx > t.idx[c])].sum())
+def _unseen_above(t: Table, c: int) -> int:
+    """How many unseen cards of card ``c``'s effective suit rank above it (a copy of equal rank
+    does not: the first played of two equal cards wins)."""
+    return int(t.unseen[(t.eff == t.eff[c]) & (t.idx > t.idx[c])].sum())
 
 
 def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
@@ -196,7 +196,7 @@ def take_probable(t: Table, play: np.ndarray) -> np.ndarray | None:
     best = None
     for _, u in _in_suit_wins(t, winner):
         c = int(np.flatnonzero(u)[0])
-        above = int(t.unseen[(t.eff == suit) & (t.idx > t.idx[c])].sum())
+        above = _unseen_above(t, c)
         if above > TAKE_SLACK or points_now + cards.points(u) < TAKE_POINTS:
             continue
         if best is None or t.idx[c] < t.idx[best]:
