@@ -104,7 +104,7 @@ def test_recorded_values_are_the_searchs_scoring():
         for k, play in enumerate(rec.candidates):
             plans = _plan_actions(np.tile(play, (5, 1)), view.leading)
             out, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(5)), plans,
-                              agent.rollout)
+                              agent._near(agent.rollout, view.tricks_done))
             np.testing.assert_allclose(rec.outcomes[:, k], out)
         score = agent._value(rec.outcomes)
         np.testing.assert_allclose(rec.values, score[:3].mean(0))

@@ -26,7 +26,14 @@ from agents.checkpoint import load_checkpoint
 from agents.plays import follow_plays, lead_plays, play_key, risky_throws
 from agents.search import PIMCAgent, UniformSampler, constraints_from_view, sample_deals
 from agents.search.history import PlayHistory, trick_points
-from agents.search.rollout import NetRollout, SampledRollout, default_weights, load_rollout_net, play_out
+from agents.search.rollout import (
+    NearRollout,
+    NetRollout,
+    SampledRollout,
+    default_weights,
+    load_rollout_net,
+    play_out,
+)
 from agents.search.sampler import Constraints, consistent
 from shengji_env import Rules, cards
 from shengji_env.core import Engine
@@ -735,6 +742,55 @@ def test_endgame_rollouts_are_the_heuristics_own_play():
     assert late >= 2 and early >= 2
     with pytest.raises(ValueError, match="endgame"):
         PIMCAgent(cfg, endgame=-1)
+
+
+def test_near_rollout_answers_the_decisions_trick_and_hands_the_rest_on():
+    """``NearRollout``: the near policy is asked only about the decision's own trick
+    (``tricks_done`` below ``until``), the far one only about later tricks, and routing alone
+    changes no play (one model as both gives the outcome of that model alone)."""
+    cfg = Rules()
+    agent = PIMCAgent(cfg, worlds=4, candidates=3, recheck=0)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for eng, s, obs, mask in itertools.islice(mid_hand_states(cfg, seeds=[61], every=0.3), 2):
+        view = decode(obs, cfg)
+        hands, kitty = agent.sampler.sample(view, 4, rng)
+        S = world_states(agent.plan_engine, view, hands, kitty)
+        plans = np.full((4, 1), -1, dtype=np.int64)
+        near, far = _Seen(agent.heuristic_rollout), _Seen(agent.prior)
+        play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(4)), plans,
+                 NearRollout(near, far, cfg, view.tricks_done + 1))
+        done = [decode(o, cfg).tricks_done for o in np.concatenate(near.rows)]
+        later = [decode(o, cfg).tricks_done for o in np.concatenate(far.rows)]
+        assert set(done) == {view.tricks_done} and min(later) == view.tricks_done + 1
+        both, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(4)), plans,
+                           NearRollout(agent.prior, agent.prior, cfg, view.tricks_done + 1))
+        alone, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(4)), plans,
+                            agent.prior)
+        np.testing.assert_array_equal(both, alone)
+        checked += 1
+    assert checked == 2
+
+
+def test_exact_tricks_searches_with_the_heuristics_answers_legally_and_reproducibly():
+    cfg = Rules()
+    with pytest.raises(ValueError, match="exact_tricks=-1"):
+        PIMCAgent(cfg, exact_tricks=-1)
+    # leads: the other three seats answer in the decision's trick
+    states = list(itertools.islice((st for st in mid_hand_states(cfg, seeds=[67], every=0.5)
+                                    if decode(st[2], cfg).leading), 4))
+    runs = []
+    for exact in (1, 1, 0):
+        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3, exact_tricks=exact)
+        out = []
+        for eng, s, obs, mask in states:
+            a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            assert mask[a]
+            out.append(None if agent.last is None or agent.last["values"] is None
+                       else agent.last["values"].tobytes())
+        runs.append(out)
+    assert runs[0] == runs[1] and any(v is not None for v in runs[0])
+    assert runs[0] != runs[2]  # the heuristic's answers in the trick: other values
 
 
 def _to_bury(cfg, seed):

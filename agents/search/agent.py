@@ -11,8 +11,10 @@ At each PLAY decision where it has a choice, the agent
    deals whose friend agrees with what the seat knows, ``core.world.friend_consistent``);
 3. builds one ``BatchState`` holding every (world, candidate) pair
    (``shengji_env.core.world``) and plays each out to the end of the hand in the batched engine
-   with the batched rollout policy (``agents.search.rollout``) — from ``endgame`` (5) cards in
-   hand down with ``HeuristicAgent`` itself (exact answers where few decisions are left);
+   with the batched rollout policy (``agents.search.rollout``) — with ``HeuristicAgent`` itself
+   for every seat's plays in the decision's trick and the next (``exact_tricks``, 2) and from
+   ``endgame`` (5) cards in hand down (exact answers where they decide most, and where few
+   decisions are left);
 4. scores each play in each world by the hand's outcome for its side — the level reward plus
    ``points_weight`` × its side's points / level step (points break ties between plays of the
    same level outcome, and make the score less coarse) — and takes the best mean over the
@@ -66,7 +68,7 @@ from shengji_env.rules import TrumpContext
 from shengji_env.rules.actions import END, Phase
 
 from .history import PlayHistory, consistent_worlds
-from .rollout import NetRollout, PolicyRollout, SampledRollout, load_rollout_net, play_out
+from .rollout import NearRollout, NetRollout, PolicyRollout, SampledRollout, load_rollout_net, play_out
 from .sampler import UniformSampler, WorldSampler
 
 __all__ = ["PIMCAgent", "SearchRecord"]
@@ -154,6 +156,12 @@ class PIMCAgent(BasePolicy):
     * ``endgame``: from this many cards in the seat's hand down (5; 0: never), the rollouts
       are ``HeuristicAgent``'s own play instead of the rollout policy's: an exact model of the
       players where few decisions are left, so it fits the time budget;
+    * ``exact_tricks``: tricks, from the decision's own on, in which ``HeuristicAgent`` makes
+      every seat's plays in the rollouts before the rollout policy takes over (2; 0: none, the
+      default until 7 December 2026; the endgame's rollouts are the heuristic's throughout
+      anyway): the answers that decide a play's value most are those of the next tricks, and
+      the 87%-agreement network gets one in eight of them wrong (README, "Exact answers in the
+      next two tricks"); with ``others`` set, the other seats stay that model's;
     * ``bury``: bury candidates searched when the seat is the dealer with fixed partners (6; 0:
       ``HeuristicAgent``'s bury, unsearched; find-friends keeps the heuristic's bury, since the
       friend card named after it is not searched): ``heuristic.bury_options``' best ``bury``
@@ -203,7 +211,8 @@ class PIMCAgent(BasePolicy):
                  value: str = "levels", belief: str = "uniform", filter_rounds: int = 4,
                  window: int = 3, temperature: float = 0.5, recheck_play: str = "all",
                  endgame: int = 5, bury: int = 6, bury_worlds: int = 48, throws: int = 0,
-                 rollout_temperature: float = 0.0, others: str = "same"):
+                 rollout_temperature: float = 0.0, others: str = "same",
+                 exact_tricks: int = 2):
         self.rules = rules if rules is not None else Rules()
         # find-friends: worlds are kept only where their friend agrees with what the seat knows
         # (core.world.friend_consistent); the bury and the friend card are the heuristic's
@@ -297,12 +306,17 @@ class PIMCAgent(BasePolicy):
         if self.bury < 0 or self.bury_worlds < 1:
             raise ValueError(f"bury={bury!r} (candidates) must be at least 0 and "
                              f"bury_worlds={bury_worlds!r} at least 1")
-        # the endgame's rollouts: HeuristicAgent itself, exact where the hand is short enough
-        # for its one Python call per game and decision to fit the budget
+        self.exact_tricks = int(exact_tricks)
+        if self.exact_tricks < 0:
+            raise ValueError(f"exact_tricks={exact_tricks!r}; expected a count of tricks, at "
+                             "least 0")
+        # HeuristicAgent itself as a rollout policy: exact, but one Python call per game and
+        # decision, so only for a few decisions — the endgame, and the decision's next tricks
+        # (exact_tricks)
+        self.heuristic_rollout = PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
+                                               np.random.default_rng(0))
         self.endgame_rollout = (self.rollout if rollout == "heuristic" or not self.endgame
-                                else PolicyRollout(HeuristicAgent(self.rules,
-                                                                  cache_size=ROLLOUT_PLANS),
-                                                   np.random.default_rng(0)))
+                                else self.heuristic_rollout)
         self.plan_engine = Engine(self.rules, 1)
         self.roll_engine = Engine(self.rules, 1, auto_forced=True)
         self._sel = layout(self.rules)["selection"]
@@ -419,7 +433,7 @@ class PIMCAgent(BasePolicy):
         self.seed = None if seed is None else int(seed)
         self._plans.clear()
         self._history.clear()  # a resumed run has no record of the hands before it either
-        for r in (self.rollout, self.prior, self.endgame_rollout):
+        for r in (self.rollout, self.prior, self.endgame_rollout, self.heuristic_rollout):
             if isinstance(r, PolicyRollout):
                 r.rng = np.random.default_rng(0 if seed is None else int(seed))
 
@@ -546,7 +560,8 @@ class PIMCAgent(BasePolicy):
         t, c = time.perf_counter(), time.process_time()
         values, _ = play_out(self.plan_engine, self.roll_engine, S,
                              np.full((len(hands), 1), -1, dtype=np.int64),
-                             _for_decision(self.rollout, K, rng), self._others_for(rng))
+                             self._near(_for_decision(self.rollout, K, rng), 0),
+                             self._others_for(rng))
         self.stats["rollout_s"] += time.perf_counter() - t
         self.stats["rollout_cpu_s"] += time.process_time() - c
         self.stats["rollouts"] += len(hands)
@@ -581,7 +596,8 @@ class PIMCAgent(BasePolicy):
             policy = (self.endgame_rollout if int(view.hand.sum()) <= self.endgame
                       else self.rollout)
             values, _ = play_out(self.plan_engine, self.roll_engine, R, plans,
-                                 _for_decision(policy, K, rng), self._others_for(rng))
+                                 self._near(_for_decision(policy, K, rng), view.tricks_done),
+                                 self._others_for(rng))
             self.stats["rollout_s"] += time.perf_counter() - t
             self.stats["rollout_cpu_s"] += time.process_time() - c
             self.stats["rollouts"] += W * K
@@ -672,6 +688,16 @@ class PIMCAgent(BasePolicy):
         if not got:
             return None, (hands, kitty)
         return (np.concatenate(kept_h), np.concatenate(kept_k), np.concatenate(kept_s)), None
+
+    def _near(self, policy, tricks_done: int):
+        """``policy`` for one decision's rollouts, with ``HeuristicAgent`` answering the
+        ``exact_tricks`` tricks from the decision's (``tricks_done``) on; as it is when that is 0
+        or the policy is the heuristic already."""
+        if (not self.exact_tricks or policy is self.heuristic_rollout
+                or self.rollout_name == "heuristic"):
+            return policy
+        return NearRollout(self.heuristic_rollout, policy, self.rules,
+                           tricks_done + self.exact_tricks)
 
     def _value(self, v: np.ndarray) -> np.ndarray:
         """Score ``float64[...]`` of rollout results ``v float64[..., 3]`` (level reward, side

@@ -12,7 +12,9 @@ Rollout policies map ``(obs float32[B, N], mask bool[B, A]) -> actions int64[B]`
 * ``NetRollout``: a ``PolicyValueNet`` (the shipped one imitates ``HeuristicAgent``), greedy;
   it also gives masked log-probabilities, the prior that ranks candidate plays;
 * ``PolicyRollout``: any ``Policy`` (``HeuristicAgent``: strong but one Python call per game
-  and decision, ~100× slower; ``RandomAgent``: fast and weak).
+  and decision, ~100× slower; ``RandomAgent``: fast and weak);
+* ``NearRollout``: one policy for the tricks near the decision, another after them (the
+  search's ``exact_tricks``: ``HeuristicAgent`` answers the rest of the decision's trick).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ import torch
 from agents.base import BasePolicy
 from agents.checkpoint import load_checkpoint, net_from_checkpoint
 from agents.learners.nets import MASKED_LOGIT, canonical_tables
+from shengji_env.core.observe import layout
 
-__all__ = ["DEFAULT_WEIGHTS", "NetRollout", "PolicyRollout", "default_weights",
+__all__ = ["DEFAULT_WEIGHTS", "NearRollout", "NetRollout", "PolicyRollout", "default_weights",
            "load_rollout_net", "play_out"]
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
@@ -139,6 +142,30 @@ class PolicyRollout:
         live = np.flatnonzero(mask.any(1))
         if live.size:
             out[live] = self.policy.act_batch(obs[live], mask[live], self.rng)
+        return out
+
+
+class NearRollout:
+    """``near`` plays every game whose hand has not yet finished trick ``until`` (its
+    ``tricks_done`` < ``until``, read from the observation), ``far`` the games past it. Built
+    for one decision: ``until`` = the decision's ``tricks_done`` + the tricks to answer with
+    ``near``. Each policy is asked about its own rows only, so a ``SampledRollout`` as ``far``
+    shares its noise within a world's candidates only on steps where no game is still near
+    (its draws stay unbiased; the comparison of candidates is a little noisier)."""
+
+    def __init__(self, near, far, rules, until: int):
+        self.near, self.far, self.until = near, far, int(until)
+        self._done = layout(rules)["tricks_done"].start  # tricks done / tricks per hand
+        self._tricks = rules.hand_size
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        near = np.rint(obs[:, self._done] * self._tricks) < self.until
+        out = np.zeros(len(obs), dtype=np.int64)
+        for policy, rows in ((self.near, near), (self.far, ~near)):
+            if rows.all():
+                return policy(obs, mask)
+            if rows.any():
+                out[rows] = policy(obs[rows], mask[rows])
         return out
 
 
