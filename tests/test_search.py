@@ -608,6 +608,18 @@ class _Seen:
         return self.inner(obs, mask)
 
 
+def _unplanned_worlds(agent, cfg, seed: int, states: int, n: int, rng_seed: int):
+    """``(view, worlds, plans)`` at ``states`` mid-hand decisions of one heuristic-played hand:
+    ``n`` of the agent's sampled worlds as a ``BatchState`` and plans ``int64[n, 1]`` that leave
+    every action to the rollout policy."""
+    rng = np.random.default_rng(rng_seed)
+    for _, _, obs, _ in itertools.islice(mid_hand_states(cfg, seeds=[seed], every=0.3), states):
+        view = decode(obs, cfg)
+        hands, kitty = agent.sampler.sample(view, n, rng)
+        yield (view, world_states(agent.plan_engine, view, hands, kitty),
+               np.full((n, 1), -1, dtype=np.int64))
+
+
 def test_play_out_with_others_asks_each_model_for_its_own_seats_only():
     """``others`` plays seats 1-3 and the rollout policy seat 0 (the searcher): every
     observation the rollout policy sees is the searcher's (its dealer is the world's dealer seen
@@ -615,13 +627,8 @@ def test_play_out_with_others_asks_each_model_for_its_own_seats_only():
     the outcome of the policy alone."""
     cfg = Rules()
     agent = PIMCAgent(cfg, worlds=4, candidates=3, recheck=0)
-    rng = np.random.default_rng(5)
     checked = 0
-    for eng, s, obs, mask in itertools.islice(mid_hand_states(cfg, seeds=[51], every=0.3), 4):
-        view = decode(obs, cfg)
-        hands, kitty = agent.sampler.sample(view, 6, rng)
-        S = world_states(agent.plan_engine, view, hands, kitty)
-        plans = np.full((6, 1), -1, dtype=np.int64)
+    for view, S, plans in _unplanned_worlds(agent, cfg, seed=51, states=4, n=6, rng_seed=5):
         me, rest = _Seen(agent.prior), _Seen(agent.prior)
         out, _ = play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(6)), plans, me,
                           rest)
@@ -636,6 +643,18 @@ def test_play_out_with_others_asks_each_model_for_its_own_seats_only():
     assert checked == 4
 
 
+def _searched_values(agent, states) -> list:
+    """The agent's decision at each of ``states`` (each legal), as the bytes of its search's
+    mean values (None where it ran no search)."""
+    out = []
+    for _, _, obs, mask in states:
+        a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+        assert mask[a]
+        out.append(None if agent.last is None or agent.last["values"] is None
+                   else agent.last["values"].tobytes())
+    return out
+
+
 def test_others_option_plays_legal_reproducible_and_different_searches():
     cfg = Rules(partnership="FIND_FRIEND")
     with pytest.raises(ValueError, match="others='nope'.*'same'"):
@@ -643,16 +662,9 @@ def test_others_option_plays_legal_reproducible_and_different_searches():
     with pytest.raises(ValueError, match="greedy rollouts"):
         PIMCAgent(Rules(), others="random", rollout_temperature=1.0)
     states = list(itertools.islice(mid_hand_states(cfg, seeds=[53], every=0.4), 4))
-    runs = []
-    for others in ("random", "random", "same"):
-        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3, others=others)
-        out = []
-        for eng, s, obs, mask in states:
-            a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
-            assert mask[a]
-            out.append(None if agent.last is None or agent.last["values"] is None
-                       else agent.last["values"].tobytes())
-        runs.append(out)
+    runs = [_searched_values(PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3,
+                                       others=others), states)
+            for others in ("random", "random", "same")]
     assert runs[0] == runs[1] and any(v is not None for v in runs[0])
     assert runs[0] != runs[2]  # random players are another model: other values
 
@@ -750,13 +762,8 @@ def test_near_rollout_answers_the_decisions_trick_and_hands_the_rest_on():
     changes no play (one model as both gives the outcome of that model alone)."""
     cfg = Rules()
     agent = PIMCAgent(cfg, worlds=4, candidates=3, recheck=0)
-    rng = np.random.default_rng(7)
     checked = 0
-    for eng, s, obs, mask in itertools.islice(mid_hand_states(cfg, seeds=[61], every=0.3), 2):
-        view = decode(obs, cfg)
-        hands, kitty = agent.sampler.sample(view, 4, rng)
-        S = world_states(agent.plan_engine, view, hands, kitty)
-        plans = np.full((4, 1), -1, dtype=np.int64)
+    for view, S, plans in _unplanned_worlds(agent, cfg, seed=61, states=2, n=4, rng_seed=7):
         near, far = _Seen(agent.heuristic_rollout), _Seen(agent.prior)
         play_out(agent.plan_engine, agent.roll_engine, S.take(np.arange(4)), plans,
                  NearRollout(near, far, cfg, view.tricks_done + 1))
@@ -779,16 +786,9 @@ def test_exact_tricks_searches_with_the_heuristics_answers_legally_and_reproduci
     # leads: the other three seats answer in the decision's trick
     states = list(itertools.islice((st for st in mid_hand_states(cfg, seeds=[67], every=0.5)
                                     if decode(st[2], cfg).leading), 4))
-    runs = []
-    for exact in (1, 1, 0):
-        agent = PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3, exact_tricks=exact)
-        out = []
-        for eng, s, obs, mask in states:
-            a = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
-            assert mask[a]
-            out.append(None if agent.last is None or agent.last["values"] is None
-                       else agent.last["values"].tobytes())
-        runs.append(out)
+    runs = [_searched_values(PIMCAgent(cfg, worlds=4, candidates=4, recheck=4, seed=3,
+                                       exact_tricks=exact), states)
+            for exact in (1, 1, 0)]
     assert runs[0] == runs[1] and any(v is not None for v in runs[0])
     assert runs[0] != runs[2]  # the heuristic's answers in the trick: other values
 
