@@ -14,7 +14,7 @@ Rollout policies map ``(obs float32[B, N], mask bool[B, A]) -> actions int64[B]`
 * ``PolicyRollout``: any ``Policy`` (``HeuristicAgent``: strong but one Python call per game
   and decision, ~100× slower; ``RandomAgent``: fast and weak);
 * ``NearRollout``: one policy for the tricks near the decision, another after them (the
-  search's ``exact_tricks``: ``HeuristicAgent`` answers the rest of the decision's trick).
+  search's ``exact_tricks``: ``HeuristicAgent`` answers in the decision's trick and the next).
 """
 
 from __future__ import annotations
