@@ -271,6 +271,11 @@ class PIMCAgent(BasePolicy):
         self.threads = check_threads(threads)
         self.sampler = sampler if sampler is not None else UniformSampler(self.rules)
         self.heuristic = HeuristicAgent(self.rules)
+        # HeuristicAgent itself as a rollout policy (``rollout``/``others="heuristic"``, the
+        # endgame, the decision's next tricks): exact, but one Python call per game and
+        # decision, so only for a few decisions by default
+        self.heuristic_rollout = PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
+                                               np.random.default_rng(0))
         try:
             self.prior = NetRollout(load_rollout_net(prior_weights, self.rules))
         except ValueError as e:
@@ -310,11 +315,6 @@ class PIMCAgent(BasePolicy):
         if self.exact_tricks < 0:
             raise ValueError(f"exact_tricks={exact_tricks!r}; expected a count of tricks, at "
                              "least 0")
-        # HeuristicAgent itself as a rollout policy: exact, but one Python call per game and
-        # decision, so only for a few decisions — the endgame, and the decision's next tricks
-        # (exact_tricks)
-        self.heuristic_rollout = PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
-                                               np.random.default_rng(0))
         self.endgame_rollout = (self.rollout if rollout == "heuristic" or not self.endgame
                                 else self.heuristic_rollout)
         self.plan_engine = Engine(self.rules, 1)
@@ -334,8 +334,7 @@ class PIMCAgent(BasePolicy):
         if name == "net":
             return self.prior
         if name == "heuristic":
-            return PolicyRollout(HeuristicAgent(self.rules, cache_size=ROLLOUT_PLANS),
-                                 np.random.default_rng(0))
+            return self.heuristic_rollout
         if name == "random":
             return PolicyRollout(RandomAgent(), np.random.default_rng(0))
         try:
@@ -693,8 +692,7 @@ class PIMCAgent(BasePolicy):
         """``policy`` for one decision's rollouts, with ``HeuristicAgent`` answering the
         ``exact_tricks`` tricks from the decision's (``tricks_done``) on; as it is when that is 0
         or the policy is the heuristic already."""
-        if (not self.exact_tricks or policy is self.heuristic_rollout
-                or self.rollout_name == "heuristic"):
+        if not self.exact_tricks or policy is self.heuristic_rollout:
             return policy
         return NearRollout(self.heuristic_rollout, policy, self.rules,
                            tricks_done + self.exact_tricks)
