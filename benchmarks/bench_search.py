@@ -1,6 +1,7 @@
 """Cost and strength of the search agent (``agents.search.PIMCAgent``) against HeuristicAgent.
 
     python benchmarks/bench_search.py time  [--hands 4] [--worlds 12] [--candidates 5]
+    python benchmarks/bench_search.py repeat [--hands 4] [--seeds 2]
     python benchmarks/bench_search.py curve [--deals 50] [--worlds 4 8 12 24] [--workers 2]
                                             [--time-hands 2]
 
@@ -23,7 +24,10 @@ perfect belief could add, never an agent). ``friends --part i --parts n --out F`
 (issue 13's metric): the agent (``--agent pimc`` with ``--set`` options, or ``heuristic``) in one
 seat against ``--opponent random`` (or ``heuristic``) in the other three, seats rotated, one JSON
 line per seat-hand with the agent's role; ``friends-summary --out F...`` gives the share of
-seat-hands won, its interval and the share by role (``--oracle`` works here too).
+seat-hands won, its interval and the share by role (``--oracle`` works here too). ``repeat
+--hands N --seeds S`` plays N hands as ``time`` does and searches each searched play decision
+again with S other seeds: how often one search leaves the heuristic's play and how often another
+seed makes the same play (how much of one search's choice is its sampling).
 """
 
 from __future__ import annotations
@@ -49,31 +53,37 @@ from shengji_env.rules.actions import Phase  # noqa: E402
 from shengji_env.rules.game import Game  # noqa: E402
 
 
+def _play_hand(rules: Rules, game_seed: int, heur, on_agent) -> None:
+    """One hand of the reference game: ``on_agent(game, obs) -> action`` in seats 0 and 2,
+    ``heur`` in seats 1 and 3."""
+    game = Game(rules, game_seed)
+    while game.phase != Phase.OVER:
+        mask = np.zeros(66, dtype=np.int8)
+        mask[game.legal_actions()] = 1
+        obs = {"observation": observe_game(game, game.to_act), "action_mask": mask}
+        game.step(on_agent(game, obs) if game.to_act % 2 == 0 else heur.act(obs))
+
+
 def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
                    options: dict | None = None) -> dict:
     rules = Rules()
     agent = PIMCAgent(rules, **{"worlds": worlds, "recheck": worlds, "candidates": candidates,
                                 "seed": seed, **(options or {})})
-    heur = HeuristicAgent(rules)
     cpu, wall, bury_cpu = [], [], []
+
+    def timed(game, obs):
+        n, c, w = agent.stats["searched"], time.process_time(), time.perf_counter()
+        a = agent.act(obs)
+        if agent.stats["searched"] > n and game.phase == Phase.BURY:
+            bury_cpu.append(time.process_time() - c)  # once per dealer hand: apart
+        elif agent.stats["searched"] > n:
+            cpu.append(time.process_time() - c)
+            wall.append(time.perf_counter() - w)
+        return a
+
+    heur = HeuristicAgent(rules)
     for h in range(hands):
-        game = Game(rules, 1000 + seed + h)
-        while game.phase != Phase.OVER:
-            seat = game.to_act
-            mask = np.zeros(66, dtype=np.int8)
-            mask[game.legal_actions()] = 1
-            obs = {"observation": observe_game(game, seat), "action_mask": mask}
-            if seat % 2 == 0:
-                n, c, w = agent.stats["searched"], time.process_time(), time.perf_counter()
-                a = agent.act(obs)
-                if agent.stats["searched"] > n and game.phase == Phase.BURY:
-                    bury_cpu.append(time.process_time() - c)  # once per dealer hand: apart
-                elif agent.stats["searched"] > n:
-                    cpu.append(time.process_time() - c)
-                    wall.append(time.perf_counter() - w)
-            else:
-                a = heur.act(obs)
-            game.step(a)
+        _play_hand(rules, 1000 + seed + h, heur, timed)
     st = agent.stats
     return {"worlds": worlds, "candidates": candidates, "hands": hands, "searched": len(cpu),
             "cpu_median_s": float(np.median(cpu)), "cpu_p90_s": float(np.percentile(cpu, 90)),
@@ -83,6 +93,60 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
             "rollouts_per_decision": st["rollouts"] / max(1, st["searched"]),
             "rollouts_per_s": st["rollouts"] / st["rollout_s"],
             "rollouts_per_cpu_s": st["rollouts"] / st["rollout_cpu_s"]}
+
+
+def repeat_searches(hands: int, seeds: int, seed: int = 0, options: dict | None = None,
+                    other_seeds: list[int] | None = None) -> dict:
+    """How much of one search's choice is its sampling: the search (seed ``seed``, ``options``)
+    plays ``hands`` hands against the heuristic as ``time`` does; each of its searched play
+    decisions is searched again by ``seeds`` agents with other seeds (same options, a fresh plan
+    each time; ``other_seeds`` names them, default ``seed + 1`` … ``seed + seeds``). Returns the
+    decisions, each search's share of plays that leave the heuristic's
+    (*departures*), the share of decisions where every search makes the same play, and — the
+    signal a student learning one search per state gets — how often another seed makes exactly
+    the play of a departure."""
+    rules = Rules()
+    make = lambda s: PIMCAgent(rules, **{**(options or {}), "seed": s})  # noqa: E731
+    if other_seeds is None:
+        other_seeds = [seed + 1 + i for i in range(seeds)]
+    agent, others = make(seed), [make(s) for s in other_seeds]
+    rows = []  # per searched decision: (departs, play) for the agent, then for each other seed
+
+    def searched(a: PIMCAgent, n: int) -> tuple[bool, bytes] | None:
+        """(departs, play) of the search ``a`` just made, if it made one with a choice."""
+        rec = a.last_search
+        if a.stats["searched"] == n or rec is None or rec.values is None:
+            return None
+        return bool(rec.chosen != rec.incumbent), np.asarray(rec.candidates[rec.chosen]).tobytes()
+
+    def again(a: PIMCAgent, obs) -> tuple[bool, bytes] | None:
+        a._plans.clear()  # noqa: SLF001 — a benchmark: search this state afresh
+        n = a.stats["searched"]
+        a.act(obs)
+        return searched(a, n)
+
+    def record(game, obs):
+        n = agent.stats["searched"]
+        action = agent.act(obs)  # a play's later cards come from its plan: no search there
+        first = searched(agent, n) if game.phase == Phase.PLAY else None
+        if first is not None:
+            rows.append([first] + [again(o, obs) for o in others])
+        return action
+
+    heur = HeuristicAgent(rules)
+    for h in range(hands):
+        _play_hand(rules, 2000 + seed + h, heur, record)
+    rows = [r for r in rows if all(c is not None for c in r)]
+    departs = np.array([[c[0] for c in r] for r in rows], dtype=bool)
+    same = np.array([[c[1] == r[0][1] for c in r[1:]] for r in rows], dtype=bool)
+    return {"hands": hands, "searches_per_decision": len(others) + 1, "decisions": len(rows),
+            "departure_rate": departs.mean(0).round(4).tolist(),
+            "all_same": float(np.mean([len({c[1] for c in r}) == 1 for r in rows])),
+            "same_as_first": float(same.mean()),
+            "same_as_first_per_seed": same.mean(0).round(4).tolist(),
+            "departure_repeated": float(same[departs[:, 0]].mean()) if departs[:, 0].any()
+            else None,
+            "departures": int(departs[:, 0].sum())}
 
 
 def curve(worlds_list, deals: int, workers: int, candidates: int, seed: int = 0,
@@ -288,7 +352,7 @@ def eval_paired(new: list[str], base: list[str]) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", choices=("time", "curve", "eval", "summary", "paired", "friends",
-                                     "friends-summary"))
+                                     "friends-summary", "repeat"))
     p.add_argument("--agent", choices=("pimc", "heuristic"), default="pimc",
                    help="friends: the agent in one seat")
     p.add_argument("--opponent", choices=("random", "heuristic"), default="random",
@@ -299,6 +363,7 @@ def main(argv=None) -> int:
     p.add_argument("--parts", type=int, default=1)
     p.add_argument("--out", nargs="+", default=["/tmp/pimc_eval.jsonl"])
     p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--seeds", type=int, default=2, help="repeat: other seeds per decision")
     p.add_argument("--time-hands", type=int, default=2,
                    help="curve: hands of searched decisions timed per W (0: no timing)")
     p.add_argument("--deals", type=int, default=50)
@@ -329,6 +394,14 @@ def main(argv=None) -> int:
                   + (f"; {r['bury_searched']} searched buries, CPU median "
                      f"{1e3 * r['bury_cpu_median_s']:.0f} ms" if r["bury_searched"] else ""))
             print(json.dumps(r))
+    elif args.mode == "repeat":
+        r = repeat_searches(args.hands, args.seeds, args.seed, opts)
+        print(f"{r['decisions']} searched decisions; departures from the heuristic's play "
+              f"{r['departure_rate']} (seed {args.seed}, then the others); every search the "
+              f"same play {100 * r['all_same']:.1f}%; another seed's play the same as the "
+              f"first's {100 * r['same_as_first']:.1f}%, at the first's "
+              f"{r['departures']} departures {100 * (r['departure_repeated'] or 0):.1f}%")
+        print(json.dumps(r))
     elif args.mode == "eval":
         eval_part(args.deals, args.part, args.parts, args.out[0], args.seed, args.stop, opts,
                   args.oracle)
