@@ -306,3 +306,26 @@ def test_the_search_uses_the_student_as_rollout_policy_after_a_refresh():
     other = ExpertIterationLearner(ExpertOptions(search=CHEAP, rollout_every=2), ctx)
     other.load_state_dict(learner.state_dict())
     np.testing.assert_array_equal(other.search.rollout(obs, mask), roll(obs, mask))
+
+
+def test_a_sampling_search_samples_the_student_after_a_refresh():
+    """``rollout_temperature`` survives the loop: the refreshed rollout policy samples the
+    student at the search's temperature; the prior (candidates, belief) stays greedy."""
+    from agents.search.rollout import NetRollout, SampledRollout
+
+    torch.manual_seed(0)
+    venv = VecEnv(1, RULES, seed=0)
+    make = lambda: PolicyValueNet(RULES, hidden=16, card_head=4)  # noqa: E731
+    net = make()
+    ctx = TrainContext(RULES, venv, net, make, torch.optim.Adam(net.parameters(), lr=1e-3),
+                       np.random.default_rng(0), torch.Generator().manual_seed(0), 0, 1, 9)
+    spec = "pimc?worlds=1&recheck=1&candidates=2&rollout_temperature=0.5"
+    learner = ExpertIterationLearner(ExpertOptions(search=spec, rollout_every=1), ctx)
+    assert isinstance(learner.search.rollout, SampledRollout)
+    learner.after_update(1)  # the stage's first update (stage_start = 1)
+    roll, prior = learner.search.rollout, learner.search.prior
+    assert isinstance(roll, SampledRollout) and roll.temperature == 0.5
+    assert isinstance(prior, NetRollout) and roll.net is prior
+    obs, _, _, _ = venv.reset(seed=1)
+    np.testing.assert_allclose(prior.logits(obs).numpy(),
+                               net(torch.from_numpy(obs))[0].detach().numpy(), atol=1e-5)

@@ -430,8 +430,10 @@ class ExpertIterationLearner(Learner):
             self._use_rollout(state, update)
 
     def _use_rollout(self, state: dict, update: int) -> None:
-        """The search's rollout policy and prior become the network of weights ``state``."""
-        from agents.search.rollout import NetRollout
+        """The search's rollout policy and prior become the network of weights ``state``; a
+        search with ``rollout_temperature`` > 0 samples the student's rollouts at that
+        temperature, as it sampled the network it was built with (the prior stays greedy)."""
+        from agents.search.rollout import NetRollout, SampledRollout
 
         net = self.ctx.make_net()
         net.load_state_dict(state)
@@ -440,7 +442,9 @@ class ExpertIterationLearner(Learner):
             raise ValueError("the student has a play head (DMC); the search's rollout plays "
                              "the card-by-card policy of a PolicyValueNet without one")
         roll = NetRollout(net)
-        self.search.rollout = self.search.prior = roll
+        self.search.prior = roll
+        temperature = getattr(self.search, "rollout_temperature", 0.0)
+        self.search.rollout = SampledRollout(roll, temperature) if temperature > 0 else roll
         self.search.rollout_name = f"student@{update}"
         self._rollout_state, self.rollout_update = state, int(update)
 

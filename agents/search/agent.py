@@ -173,7 +173,7 @@ class PIMCAgent(BasePolicy):
     * ``rollout_temperature``: 0 (greedy network rollouts) or T > 0: each rollout decision
       drawn from ``softmax(logits / T)`` with the same noise for every candidate of a world
       (``rollout.SampledRollout``; measured no stronger at T = 1: README); expert iteration's
-      rollout refresh puts the greedy network back;
+      rollout refresh samples the student at the same temperature;
     * ``others``: the model of the other three seats in the rollouts: ``"same"`` (default:
       the rollout policy plays every seat, the search's own continuation included) or a
       rollout policy by the same names (``"net"``, ``"heuristic"``, ``"random"``, a checkpoint
