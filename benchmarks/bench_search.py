@@ -98,7 +98,8 @@ def time_decisions(worlds: int, candidates: int, hands: int, seed: int = 0,
 def repeat_searches(hands: int, seeds: int, seed: int = 0, options: dict | None = None,
                     other_seeds: list[int] | None = None) -> dict:
     """How much of one search's choice is its sampling: the search (seed ``seed``, ``options``)
-    plays ``hands`` hands against the heuristic as ``time`` does; each of its searched play
+    plays ``hands`` hands against the heuristic as ``time`` does (other deals: game seeds
+    2000 + ``seed`` + hand); each of its searched play
     decisions is searched again by ``seeds`` agents with other seeds (same options, a fresh plan
     each time; ``other_seeds`` names them, default ``seed + 1`` … ``seed + seeds``). Returns the
     decisions, each search's share of plays that leave the heuristic's
