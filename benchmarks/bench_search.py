@@ -99,13 +99,12 @@ def repeat_searches(hands: int, seeds: int, seed: int = 0, options: dict | None 
                     other_seeds: list[int] | None = None) -> dict:
     """How much of one search's choice is its sampling: the search (seed ``seed``, ``options``)
     plays ``hands`` hands against the heuristic as ``time`` does (other deals: game seeds
-    2000 + ``seed`` + hand); each of its searched play
-    decisions is searched again by ``seeds`` agents with other seeds (same options, a fresh plan
-    each time; ``other_seeds`` names them, default ``seed + 1`` … ``seed + seeds``). Returns the
-    decisions, each search's share of plays that leave the heuristic's
-    (*departures*), the share of decisions where every search makes the same play, and — the
-    signal a student learning one search per state gets — how often another seed makes exactly
-    the play of a departure."""
+    2000 + ``seed`` + hand); each of its searched play decisions is searched again by ``seeds``
+    agents with other seeds (same options, a fresh plan each time; ``other_seeds`` names them,
+    default ``seed + 1`` … ``seed + seeds``). Returns the decisions, each search's share of
+    plays that leave the heuristic's (*departures*), the share of decisions where every search
+    makes the same play, and — the signal a student learning one search per state gets — how
+    often another seed makes exactly the play of a departure."""
     rules = Rules()
     make = lambda s: PIMCAgent(rules, **{**(options or {}), "seed": s})  # noqa: E731
     if other_seeds is None:

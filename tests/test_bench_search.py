@@ -122,7 +122,6 @@ def test_friends_records_each_seat_hand_once_with_its_role_and_resumes(tmp_path)
         assert v["share"] == (sum(mine) / len(mine) if mine else 0.0)
 
 
-
 def test_repeat_searches_the_same_states_again_and_one_seed_repeats_itself_exactly():
     """``repeat`` re-searches exactly the searched decisions of the hand: an agent with the
     first one's seed makes every play again (the search is seeded per observation), one with
@@ -132,9 +131,10 @@ def test_repeat_searches_the_same_states_again_and_one_seed_repeats_itself_exact
     cheap = {"worlds": 3, "recheck": 3, "candidates": 3, "exact_tricks": 0, "bury": 0}
     r = repeat_searches(1, 0, seed=4, options=cheap, other_seeds=[4, 5])
     assert r["decisions"] > 10 and r["searches_per_decision"] == 3
-    first, same_seed, other_seed = r["departure_rate"]
+    first, same_seed, _ = r["departure_rate"]
     assert same_seed == first and r["same_as_first_per_seed"][0] == 1.0
     assert r["same_as_first_per_seed"][1] < 1 and r["all_same"] < 1
     assert r["same_as_first"] == pytest.approx(np.mean(r["same_as_first_per_seed"]), abs=1e-4)
     if r["departures"]:
-        assert 0.5 <= r["departure_repeated"] <= 1  # the same seed repeats all of them
+        # the mean over the two seeds, and the first seed's own repeats every departure
+        assert 0.5 <= r["departure_repeated"] <= 1
