@@ -104,7 +104,9 @@ def repeat_searches(hands: int, seeds: int, seed: int = 0, options: dict | None 
     default ``seed + 1`` … ``seed + seeds``). Returns the decisions, each search's share of
     plays that leave the heuristic's (*departures*), the share of decisions where every search
     makes the same play, and — the signal a student learning one search per state gets — how
-    often another seed makes exactly the play of a departure."""
+    often another seed makes exactly the play of a departure. The other agents see each state
+    alone, not the hand's play before it: for ``belief`` options that read that record they
+    search with less than the first agent knew."""
     rules = Rules()
     make = lambda s: PIMCAgent(rules, **{**(options or {}), "seed": s})  # noqa: E731
     if other_seeds is None:
@@ -120,7 +122,7 @@ def repeat_searches(hands: int, seeds: int, seed: int = 0, options: dict | None 
         return bool(rec.chosen != rec.incumbent), np.asarray(rec.candidates[rec.chosen]).tobytes()
 
     def again(a: PIMCAgent, obs) -> tuple[bool, bytes] | None:
-        a._plans.clear()  # noqa: SLF001 — a benchmark: search this state afresh
+        a.reseed(a.seed)  # forget its plans: search this state afresh
         n = a.stats["searched"]
         a.act(obs)
         return searched(a, n)
