@@ -354,6 +354,23 @@ def test_declares_with_long_trump_only():
                      None) == want
 
 
+def test_a_heuristic_that_does_not_declare_passes_with_a_strong_hand():
+    from agents.specs import resolve
+
+    rules = Rules()
+    g = Game(rules, seed=0)
+    g.phase, g.to_act = Phase.DECLARE, 0
+    g.hands[:] = 0
+    g.hands[0] = cards.parse("S:2 A K 9 7 5, H:4, C:6 3, D:8")  # the default declares it
+    g.dealt = 40
+    obs = {"observation": observe_game(g), "action_mask": g.legal_mask().astype(np.int8)}
+    assert HeuristicAgent(rules, strict=True).act(obs, None) == DECLARE_BASE + 0
+    passive = resolve("heuristic?declare=false", rules)
+    assert passive.declare is False and passive.act(obs, None) == PASS
+    with pytest.raises(ValueError, match="declare"):
+        resolve("heuristic?declare=2", rules)
+
+
 def test_leader_ends_its_planned_lead():
     g = position({0: "C:A A K 4, D:9", 1: "C:3", 2: "C:5", 3: "C:6"}, leader=0, trump="S")
     h = HeuristicAgent(g.cfg, strict=True)

@@ -173,6 +173,11 @@ CASES = [
     ([*C, "--set", "run.time_limit_minutes=inf"], ["'time_limit_minutes'", "finite", "inf"]),
     ([*C, "--set", "run.time_limit_minutes=-1"], ["time_limit_minutes=-1", ">= 0"]),
     ([*C, "--set", "eval.opponents.bogus=1"], ["eval.opponents", "unknown agent 'bogus'"]),
+    # a learner's own agents: built before the run folder (they were a traceback after it)
+    ([*C, "--set", "learner.sparring_prob=0.5", "--set", "learner.sparring=bogus"],
+     ["learner.ppo", "sparring", "unknown agent 'bogus'"]),
+    ([*C, "--set", "learner.declare_teacher=bogus"],
+     ["learner.ppo", "declare_teacher", "unknown agent 'bogus'"]),
     ([*C, "--set", "eval.opponents.random=1.5"], ["eval.opponents.random=1.5", ">= 0"]),
     ([*C, "--set", "eval.opponents.nothere.pt=1"], ["eval.opponents", "nothere"]),
     # --resume

@@ -202,6 +202,14 @@ class ImitationLearner(Learner):
 
         self.teacher = resolve(options.teacher, ctx.rules)
 
+    @classmethod
+    def check_runnable(cls, options: ImitationOptions, rules) -> None:
+        """Build the teacher for ``rules`` (called before a run folder is made: a bad spec is a
+        config error)."""
+        from ..specs import resolve
+
+        resolve(options.teacher, rules)
+
     def collect(self, update: int):
         o, c = self.options, self.ctx
         length = c.stage_updates or (c.total_updates - c.stage_start + 1)

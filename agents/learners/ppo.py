@@ -3,7 +3,10 @@
 **Collection** (``collect_hands``, on the shared rollout ``agents.learners.rollout``). All four
 seats share the network (self-play), except the team run by an opponent in the hands drawn for
 one — an opponent-pool member (``agents.learners.pool``) or, if asked, a fixed sparring partner
-such as the heuristic: those decisions are played but not recorded.
+such as the heuristic: those decisions are played but not recorded. With a ``declare_teacher``
+(e.g. the heuristic) the learner's declarations are the teacher's: they are recorded, and the
+update learns them by behaviour cloning instead of the clipped surrogate (``ppo_update``'s
+``imitate``), so the network declares as the teacher does while PPO trains the rest of its play.
 
 **Credit** (``gae_by_seat``). Each (game, hand, seat) is one chain of decisions. Rewards come at
 the end of the hand (the seat's team reward, DESIGN.md §4), so the chain's last decision gets the
@@ -27,6 +30,7 @@ from torch import nn
 
 from shengji_env.core.observe import layout
 from shengji_env.rules import seats
+from shengji_env.rules.actions import Phase
 from shengji_env.vector import VecEnv
 
 from ..base import Policy
@@ -50,7 +54,9 @@ class Batch:
     log-probability of the action when played; ``values``: float32[M] value estimate when played;
     ``advantages`` / ``returns``: float32[M] from ``gae_by_seat``; ``hidden``: float32[M, 216]
     the cards the seat could not see (``critic.hidden_cards``), recorded only for a
-    perfect-information critic (else None) and given to nothing but the critic.
+    perfect-information critic (else None) and given to nothing but the critic; ``imitate``:
+    bool[M] the decisions a ``declare_teacher`` made (learned by behaviour cloning), recorded
+    only with one (else None).
     """
 
     obs: np.ndarray
@@ -61,6 +67,7 @@ class Batch:
     advantages: np.ndarray
     returns: np.ndarray
     hidden: np.ndarray | None = None
+    imitate: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -77,12 +84,23 @@ def _sample(net: nn.Module, obs: np.ndarray, mask: np.ndarray, gen: torch.Genera
     return actions.numpy(), logp.numpy(), values.numpy()
 
 
+def _log_prob(net: nn.Module, obs: np.ndarray, mask: np.ndarray,
+              actions: np.ndarray) -> np.ndarray:
+    """float32[b] — the network's log-probability of ``actions`` int64[b] (played by another
+    policy) at ``obs`` / ``mask``."""
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(obs))
+        dist = masked_distribution(logits, torch.from_numpy(mask))
+        return dist.log_prob(torch.from_numpy(np.asarray(actions, dtype=np.int64))).numpy()
+
+
 def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands_per_env: int,
                   gamma: float, gae_lambda: float, np_rng: np.random.Generator,
                   gen: torch.Generator, pool: OpponentPool | None = None,
                   pool_net: nn.Module | None = None, pool_prob: float = 0.0,
                   baseline: Policy | None = None, baseline_prob: float = 0.0,
-                  shaping: float = 0.0, critic: nn.Module | None = None) -> tuple[Batch, dict]:
+                  shaping: float = 0.0, critic: nn.Module | None = None,
+                  declare_teacher: Policy | None = None) -> tuple[Batch, dict]:
     """Play ``hands_per_env`` hands in every game of ``venv``; returns the learner's ``Batch`` and
     statistics of the finished hands (see the module docstring; ``shaping``: ``potential``).
 
@@ -90,7 +108,9 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
     ``baseline`` (a fixed ``Policy``, e.g. the heuristic, as a sparring partner) with
     probability ``baseline_prob``, else in pure self-play; the opponent runs one team.
     ``critic``: a ``PerfectInfoCritic`` whose values (from the observation and the hidden
-    cards) replace the network's own value head for GAE."""
+    cards) replace the network's own value head for GAE. ``declare_teacher``: a ``Policy`` that
+    makes the learner's DECLARE-phase decisions (recorded with ``imitate`` set and the
+    network's log-probability of the teacher's action)."""
     B, k = venv.num_envs, hands_per_env
     at = layout(venv.cfg)
     # per (game, hand): who runs the other team (SELF, POOL, BASELINE), and which team it is
@@ -107,6 +127,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
         opponent[(draw >= baseline_prob) & (draw < baseline_prob + pool_prob)] = POOL
     pool_team = np_rng.integers(0, 2, size=(B, k))
     ar = np.arange(B)
+    declaring = at["phase"].start + int(Phase.DECLARE)  # the phase one-hot's DECLARE entry
     forward_s = [0.0]  # network forward passes while playing (the rest of act is bookkeeping)
 
     def act(obs, mask, to_act, active, h, step):
@@ -119,9 +140,18 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
         if rows.size:
             o, m = obs[rows], mask[rows]  # fancy indexing copies: the buffers get overwritten
             a, lp, v = _sample(net, o, m, gen)
-            actions[rows] = a
             data = {"obs": o, "mask": m, "actions": a, "logp": lp, "values": v,
                     "potential": shaping * potential(o, at)}
+            if declare_teacher is not None:
+                imitate = o[:, declaring] == 1
+                taught = np.flatnonzero(imitate)
+                if taught.size:
+                    t1 = time.perf_counter()
+                    a[taught] = declare_teacher.act_batch(o[taught], m[taught], np_rng)
+                    t0 += time.perf_counter() - t1  # the teacher is not our network
+                    lp[taught] = _log_prob(net, o[taught], m[taught], a[taught])
+                data["imitate"] = imitate
+            actions[rows] = a
             if critic is not None:  # training only: the critic sees every hand
                 hid = hidden_cards(venv.state, rows, to_act[rows], venv.cfg.decks)
                 dev = next(critic.parameters()).device  # the learning device
@@ -146,7 +176,7 @@ def collect_hands(venv: VecEnv, net: nn.Module, *, seed: int, update: int, hands
                            chains.final_rewards, gamma, gae_lambda, d["potential"])
     batch = Batch(d["obs"], d["mask"], d["actions"].astype(np.int64),
                   d["logp"].astype(np.float32), d["values"].astype(np.float32), adv, ret,
-                  d.get("hidden"))
+                  d.get("hidden"), d.get("imitate"))
     final_rewards, lengths, attacker_points = (chains.final_rewards, chains.lengths,
                                                chains.attacker_points)
     learner_team = 1 - pool_team
@@ -223,10 +253,13 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
                vf_coef: float, max_grad_norm: float, norm_adv: bool = True,
                clip_vloss: bool = False, target_kl: float = 0.0,
                np_rng: np.random.Generator, critic: nn.Module | None = None,
-               critic_optimizer: torch.optim.Optimizer | None = None) -> dict:
+               critic_optimizer: torch.optim.Optimizer | None = None,
+               imitate_coef: float = 1.0) -> dict:
     """PPO epochs over ``batch``; returns the last epoch's mean losses and diagnostics. With a
     ``critic`` (and its optimizer) the value loss trains the critic on ``batch.hidden``; the
-    policy network gets the observations only."""
+    policy network gets the observations only. Decisions with ``batch.imitate`` set were made
+    by a teacher: instead of the surrogate they add ``imitate_coef`` × their mean −log π(action)
+    (behaviour cloning; ``imitation_loss``); their values are trained as the others'."""
     device = next(net.parameters()).device  # learning may run on a GPU; batches come from CPU
 
     def tensor(x):
@@ -236,11 +269,14 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
     old_logp, old_v = tensor(batch.logp), tensor(batch.values)
     adv_all, ret = tensor(batch.advantages), tensor(batch.returns)
     hidden = tensor(batch.hidden) if critic is not None else None
+    imitate = tensor(batch.imitate) if batch.imitate is not None else None
     M = len(batch)
     chunks = max(1, round(M / minibatch_size))
     for _ in range(epochs):
         log = {"policy_loss": [], "value_loss": [], "entropy": [], "old_approx_kl": [],
                "approx_kl": [], "clipfrac": []}
+        if imitate is not None:
+            log["imitation_loss"] = []
         for idx in np.array_split(np_rng.permutation(M), chunks):
             mb = torch.from_numpy(idx).to(device)
             logits, value = net(obs[mb])
@@ -258,14 +294,25 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
             adv = adv_all[mb]
             if norm_adv and adv.numel() > 1:
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            pg_loss = torch.max(-adv * ratio,
-                                -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef)).mean()
+            surrogate = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef))
+            bc_loss = None
+            if imitate is not None:
+                taught = imitate[mb]
+                own = ~taught
+                pg_loss = surrogate[own].mean() if own.any() else surrogate.sum() * 0
+                if taught.any():
+                    bc_loss = -logp[taught].mean()
+            else:
+                pg_loss = surrogate.mean()
             if clip_vloss:
                 v_clipped = old_v[mb] + (value - old_v[mb]).clamp(-clip_coef, clip_coef)
                 v_loss = 0.5 * torch.max((value - ret[mb]) ** 2, (v_clipped - ret[mb]) ** 2).mean()
             else:
                 v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
             loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
+            if bc_loss is not None:
+                loss = loss + imitate_coef * bc_loss
+                log["imitation_loss"].append(bc_loss.item())
             optimizer.zero_grad()
             if critic is not None:
                 critic_optimizer.zero_grad()
@@ -280,7 +327,7 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, *
             log["entropy"].append(entropy.item())
         if target_kl > 0 and np.mean(log["approx_kl"]) > target_kl:
             break
-    out = {k: float(np.mean(v)) for k, v in log.items()}
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in log.items()}
     var = float(batch.returns.var())
     out["explained_variance"] = (float(1 - (batch.returns - batch.values).var() / var)
                                  if var > 0 else float("nan"))
@@ -321,6 +368,12 @@ class PPOOptions:
                          "the kitty, in training only; agents.learners.critic)",
                          choices=("shared", "perfect_info"))
     critic_hidden: int = option(256, "width of the perfect-information critic", minimum=1)
+    declare_teacher: str = option("", "agent spec (e.g. heuristic) that makes the learner's "
+                                  "declarations while it collects; the network learns them by "
+                                  "behaviour cloning (declare_coef) instead of the PPO "
+                                  "surrogate; empty: the network declares by itself")
+    declare_coef: float = option(1.0, "weight of the behaviour-cloning loss on the "
+                                 "declare_teacher's declarations", minimum=0)
 
     def check(self, where: str) -> None:
         from ..config import ConfigError
@@ -342,16 +395,34 @@ class PPOLearner(Learner):
         super().__init__(options, ctx)
         self.pool = OpponentPool(options.pool_size)
         self.pool_net = ctx.make_net()
-        self.sparring = None
-        if options.sparring_prob > 0:
-            from ..specs import resolve
-
-            self.sparring = resolve(options.sparring, ctx.rules)
+        self.sparring, self.declare_teacher = self._agents(options, ctx.rules)
         self.critic = self.critic_optimizer = None
         if options.critic == "perfect_info":
             self.critic = PerfectInfoCritic(ctx.net.obs_size, options.critic_hidden).to(ctx.device)
             self.critic_optimizer = torch.optim.Adam(self.critic.parameters(),
                                                      lr=options.learning_rate, eps=1e-5)
+
+    @staticmethod
+    def _agents(options: PPOOptions, rules) -> tuple[Policy | None, Policy | None]:
+        """The sparring partner (when ``sparring_prob`` > 0) and the declare teacher (when
+        named), built for ``rules``; None for each that is not used."""
+        from ..specs import resolve
+
+        def build(key: str) -> Policy:
+            try:
+                return resolve(getattr(options, key), rules)
+            except (ValueError, TypeError, OSError) as e:
+                raise type(e)(f"{key}: {e}") from None
+
+        sparring = build("sparring") if options.sparring_prob > 0 else None
+        teacher = build("declare_teacher") if options.declare_teacher else None
+        return sparring, teacher
+
+    @classmethod
+    def check_runnable(cls, options: PPOOptions, rules) -> None:
+        """Build the sparring partner and the declare teacher for ``rules`` (called before a run
+        folder is made: a bad spec is a config error)."""
+        cls._agents(options, rules)
 
     def learning_rate(self, update: int) -> float:
         o = self.options
@@ -364,7 +435,7 @@ class PPOLearner(Learner):
                              gae_lambda=o.gae_lambda, np_rng=c.np_rng, gen=c.gen, pool=self.pool,
                              pool_net=self.pool_net, pool_prob=o.pool_prob, shaping=o.shaping,
                              baseline=self.sparring, baseline_prob=o.sparring_prob,
-                             critic=self.critic)
+                             critic=self.critic, declare_teacher=self.declare_teacher)
 
     def update(self, batch: Batch, update: int) -> dict:
         o, c = self.options, self.ctx
@@ -376,7 +447,7 @@ class PPOLearner(Learner):
                           ent_coef=o.ent_coef, vf_coef=o.vf_coef, max_grad_norm=o.max_grad_norm,
                           norm_adv=o.norm_adv, clip_vloss=o.clip_vloss, target_kl=o.target_kl,
                           np_rng=c.np_rng, critic=self.critic,
-                          critic_optimizer=self.critic_optimizer)
+                          critic_optimizer=self.critic_optimizer, imitate_coef=o.declare_coef)
 
     def merge(self, results: list) -> tuple[Batch, dict]:
         """Workers' ``(Batch, stats)`` as one: decisions concatenated (each keeps the behaviour
