@@ -53,6 +53,14 @@ def where(tmp_path, monkeypatch):
     return tmp_path
 
 
+def _with_learner(folder: Path, learner: str, *sets: str) -> list[str]:
+    """argv for the tiny config with another learner (a config file: ``--set learner=`` is not
+    a key)."""
+    (folder / f"{learner}.yaml").write_text(yaml.safe_dump(
+        {**TINY, "run": {**TINY["run"], "run_root": "runs"}, "learner": learner}))
+    return ["--config", f"{learner}.yaml", *(x for kv in sets for x in ("--set", kv))]
+
+
 def fake_run(folder: Path, hidden: int = 8, update: int = 1, finished: bool = False) -> Path:
     """A run folder with one resumable checkpoint at ``update``, made without training."""
     cfg = train_config.resolve({**TINY, "run": {**TINY["run"], "run_root": str(folder.parent)}})
@@ -178,6 +186,8 @@ CASES = [
      ["learner.ppo", "sparring", "unknown agent 'bogus'"]),
     ([*C, "--set", "learner.declare_teacher=bogus"],
      ["learner.ppo", "declare_teacher", "unknown agent 'bogus'"]),
+    (lambda w: _with_learner(w, "imitation", "learner.teacher=bogus"),
+     ["learner.imitation", "unknown agent 'bogus'"]),
     ([*C, "--set", "eval.opponents.random=1.5"], ["eval.opponents.random=1.5", ">= 0"]),
     ([*C, "--set", "eval.opponents.nothere.pt=1"], ["eval.opponents", "nothere"]),
     # --resume
