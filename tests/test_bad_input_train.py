@@ -187,7 +187,7 @@ CASES = [
     ([*C, "--set", "learner.declare_teacher=bogus"],
      ["learner.ppo", "declare_teacher", "unknown agent 'bogus'"]),
     (lambda w: _with_learner(w, "imitation", "learner.teacher=bogus"),
-     ["learner.imitation", "unknown agent 'bogus'"]),
+     ["learner.imitation", "teacher", "unknown agent 'bogus'"]),
     ([*C, "--set", "eval.opponents.random=1.5"], ["eval.opponents.random=1.5", ">= 0"]),
     ([*C, "--set", "eval.opponents.nothere.pt=1"], ["eval.opponents", "nothere"]),
     # --resume

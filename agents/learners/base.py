@@ -32,10 +32,22 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["TIMING", "Learner", "TrainContext"]
+__all__ = ["TIMING", "Learner", "TrainContext", "option_agent"]
 
 #: timing keys of a learner's ``stats`` (seconds of this update's collection)
 TIMING = ("engine_s", "act_s", "forward_s", "candidates_s")
+
+
+def option_agent(options, key: str, rules):
+    """The agent named by ``options.<key>`` (an agent spec) for ``rules``; an error names the
+    key. Learners build their teachers and opponents with it in ``__init__`` and in
+    ``check_runnable`` (before a run folder is made), so a bad spec is one config error."""
+    from ..specs import resolve
+
+    try:
+        return resolve(getattr(options, key), rules)
+    except (ValueError, TypeError, OSError) as e:
+        raise type(e)(f"{key}: {e}") from None
 
 
 @dataclass

@@ -37,7 +37,7 @@ from shengji_env.vector import VecEnv
 
 from ..base import Policy
 from ..config import option
-from .base import Learner
+from .base import Learner, option_agent
 from .nets import MASKED_LOGIT, masked_distribution
 from .ppo import potential
 from .rollout import play_hands
@@ -198,17 +198,13 @@ class ImitationLearner(Learner):
 
     def __init__(self, options: ImitationOptions, ctx):
         super().__init__(options, ctx)
-        from ..specs import resolve
-
-        self.teacher = resolve(options.teacher, ctx.rules)
+        self.teacher = option_agent(options, "teacher", ctx.rules)
 
     @classmethod
     def check_runnable(cls, options: ImitationOptions, rules) -> None:
         """Build the teacher for ``rules`` (called before a run folder is made: a bad spec is a
         config error)."""
-        from ..specs import resolve
-
-        resolve(options.teacher, rules)
+        option_agent(options, "teacher", rules)
 
     def collect(self, update: int):
         o, c = self.options, self.ctx

@@ -35,7 +35,7 @@ from shengji_env.vector import VecEnv
 
 from ..base import Policy
 from ..config import option
-from .base import Learner
+from .base import Learner, option_agent
 from .critic import PerfectInfoCritic, hidden_cards
 from .nets import masked_distribution
 from .pool import OpponentPool
@@ -406,16 +406,9 @@ class PPOLearner(Learner):
     def _agents(options: PPOOptions, rules) -> tuple[Policy | None, Policy | None]:
         """The sparring partner (when ``sparring_prob`` > 0) and the declare teacher (when
         named), built for ``rules``; None for each that is not used."""
-        from ..specs import resolve
-
-        def build(key: str) -> Policy:
-            try:
-                return resolve(getattr(options, key), rules)
-            except (ValueError, TypeError, OSError) as e:
-                raise type(e)(f"{key}: {e}") from None
-
-        sparring = build("sparring") if options.sparring_prob > 0 else None
-        teacher = build("declare_teacher") if options.declare_teacher else None
+        sparring = option_agent(options, "sparring", rules) if options.sparring_prob > 0 else None
+        teacher = (option_agent(options, "declare_teacher", rules) if options.declare_teacher
+                   else None)
         return sparring, teacher
 
     @classmethod
