@@ -10,7 +10,13 @@ import pytest
 from scipy import stats
 
 from agents.baselines import HeuristicAgent, RandomAgent
-from agents.eval.arena import DEALS_FORMAT_VERSION, Deals, play_deals, play_deals_batched
+from agents.eval.arena import (
+    DEALS_FORMAT_VERSION,
+    Deals,
+    HandRecords,
+    play_deals,
+    play_deals_batched,
+)
 from agents.eval.cli import main
 from agents.eval.stats import ratings, summarize, wilson
 from agents.specs import resolve
@@ -115,6 +121,29 @@ def test_ratings_order_the_agents(rules):
     h, r = HeuristicAgent(rules), RandomAgent()
     table = ratings(["heuristic", "random"], {(0, 1): play_deals((h, r), deals, rules)})
     assert [x["agent"] for x in table] == ["heuristic", "random"]
+
+
+def _record(won: np.ndarray) -> HandRecords:
+    """Hands of one pairing, two per deal, A winning where ``won`` (bool[H])."""
+    n = won.size
+    return HandRecords(np.repeat(np.arange(n // 2), 2).astype(np.int32),
+                       np.tile([0, 1], n // 2).astype(np.int8), np.zeros(n, np.int8),
+                       np.zeros(n, bool), np.zeros(n, np.int8), np.zeros(n, np.int16),
+                       np.where(won, 1.0, -1.0).astype(np.float32))
+
+
+def test_ratings_do_not_follow_the_order_of_the_hands():
+    # 216 wins of 400, the 184 losses last: one online pass in deal order rates the loser
+    # higher (the last hands weigh most); the mean over shuffled orders must not
+    won = np.arange(400) < 216
+    for seed in range(3):
+        table = ratings(["A", "B"], {(0, 1): _record(won)}, seed=seed)
+        assert [x["agent"] for x in table] == ["A", "B"]
+        assert table[0]["mu"] > 25 > table[1]["mu"]
+    # the same matches and seed give the same table
+    assert ratings(["A", "B"], {(0, 1): _record(won)}) == ratings(["A", "B"], {(0, 1): _record(won)})
+    with pytest.raises(ValueError, match="orders=0"):
+        ratings(["A", "B"], {(0, 1): _record(won)}, orders=0)
 
 
 def test_specs_resolve_to_policies(rules):

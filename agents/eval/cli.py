@@ -39,7 +39,7 @@ from shengji_env.cli import OneLineParser
 from ..base import Policy
 from ..specs import parse, resolve
 from .arena import Deals, HandRecords, friend_win_share, play_deals, play_deals_batched
-from .stats import ratings, summarize
+from .stats import RATING_ORDERS, ratings, summarize
 
 __all__ = ["evaluate", "format_report", "main"]
 
@@ -206,7 +206,8 @@ def format_report(rep: dict) -> str:
                     w = m["win_rate"] if m["a"] == r else 1 - m["win_rate"]
                     cells.append(f"{_pct(w):>{width}}")
             lines.append(f"{r:<{width}}" + "".join(cells))
-    lines.append("\nratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma)")
+    lines.append(f"\nratings (OpenSkill Plackett-Luce, the mean over {RATING_ORDERS} shuffled orders of "
+                 "the deals; ordinal = mu - 3 sigma)")
     for x in rep["ratings"]:
         lines.append(f"  {x['agent']:<20} mu {x['mu']:6.2f}  sigma {x['sigma']:5.2f}  "
                      f"ordinal {x['ordinal']:6.2f}")

@@ -8,9 +8,11 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["Z95", "mean_ci", "ratings", "summarize", "wilson"]
+__all__ = ["RATING_ORDERS", "Z95", "mean_ci", "ratings", "summarize", "wilson"]
 
 Z95 = float(stats.norm.ppf(0.975))
+#: passes over the hands, each in another order of the deals, that ``ratings`` averages
+RATING_ORDERS = 16
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -73,26 +75,40 @@ def _points_ci(points: np.ndarray) -> tuple:
     return (m, None if math.isnan(lo) else max(lo, floor), None if math.isnan(hi) else hi)
 
 
-def ratings(names: list[str], matches: dict) -> list[dict]:
+def ratings(names: list[str], matches: dict, orders: int = RATING_ORDERS, seed: int = 0) -> list[dict]:
     """OpenSkill (Plackett-Luce) ratings from every hand of a round robin.
 
-    Hands are replayed deal by deal across all pairings (not pairing by pairing) so that the
-    order of the pairings does not bias the online updates. Returns one dict per agent, sorted by
-    the conservative estimate ``mu - 3·sigma`` (best first).
+    OpenSkill updates online, so one pass over the hands rates the last hands more than the
+    first: with a near-even result the agent that won the last few hands can come out ahead of
+    the one that won more (a 216-184 match once rated the winner 24.97 against 25.03). The
+    ratings are therefore the mean ``mu`` and ``sigma`` over ``orders`` passes, each over the
+    deals in a different order (seeded by ``seed``: the same matches give the same table).
+    Within a deal, the hands of all pairings are replayed together (not pairing by pairing),
+    so the order of the pairings does not bias the updates either. Returns one dict per agent,
+    sorted by the conservative estimate ``mu - 3·sigma`` (best first).
     """
     from openskill.models import PlackettLuce
 
+    if isinstance(orders, bool) or not isinstance(orders, int) or orders < 1:
+        raise ValueError(f"orders={orders!r}; expected an int >= 1 (passes over the hands)")
     model = PlackettLuce()
-    table = [model.rating(name=n) for n in names]
     deals = max((int(r.deal.max()) + 1 for r in matches.values() if len(r)), default=0)
     by_deal = {key: np.searchsorted(r.deal, np.arange(deals + 1)) for key, r in matches.items()}
-    for d in range(deals):
-        for (i, j), rec in matches.items():
-            start, stop = by_deal[(i, j)][d], by_deal[(i, j)][d + 1]
-            for row in range(start, stop):
-                ranks = [0, 1] if rec.a_won[row] else [1, 0]
-                new = model.rate([[table[i]], [table[j]]], ranks=ranks)
-                table[i], table[j] = new[0][0], new[1][0]
-    out = [{"agent": n, "mu": float(r.mu), "sigma": float(r.sigma),
-            "ordinal": float(r.mu - 3 * r.sigma)} for n, r in zip(names, table, strict=True)]
+    rng = np.random.default_rng(seed)
+    mu = np.zeros(len(names))
+    sigma = np.zeros(len(names))
+    for _ in range(orders):
+        table = [model.rating(name=n) for n in names]
+        for d in rng.permutation(deals):
+            for (i, j), rec in matches.items():
+                start, stop = by_deal[(i, j)][d], by_deal[(i, j)][d + 1]
+                for row in range(start, stop):
+                    ranks = [0, 1] if rec.a_won[row] else [1, 0]
+                    new = model.rate([[table[i]], [table[j]]], ranks=ranks)
+                    table[i], table[j] = new[0][0], new[1][0]
+        mu += [r.mu for r in table]
+        sigma += [r.sigma for r in table]
+    mu, sigma = mu / orders, sigma / orders
+    out = [{"agent": n, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+           for n, m, s in zip(names, mu, sigma, strict=True)]
     return sorted(out, key=lambda x: -x["ordinal"])
