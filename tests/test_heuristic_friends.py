@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from agents.baselines import HeuristicAgent
 from agents.baselines import heuristic_play as hp
 from shengji_env import cards
 from shengji_env.rules import Rules, TrumpContext
@@ -65,6 +66,31 @@ def test_eval_cli_reports_friend_share(capsys):
     m = json.loads(capsys.readouterr().out)["matches"][0]
     assert m["a_seat_hands"] == 12 and m["hands"] == 12
     assert 0.0 <= m["a_share"] <= 1.0 and m["a_share_ci"][0] <= m["a_share"] <= m["a_share_ci"][1]
+    roles = m["a_roles"]
+    assert set(roles) == {"dealer", "friend", "attacker"}
+    assert sum(r["seat_hands"] for r in roles.values()) == 12
+    assert sum(r["wins"] for r in roles.values()) == m["a_wins"]
+    assert main(["heuristic", "random", "--rule", "partnership=FIND_FRIEND", "--deals", "3",
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "heuristic seat-hands by role:" in text and "the dealer's friend" in text
+
+
+def test_friend_share_counts_each_role_once_per_hand():
+    """The same deterministic agent in every seat plays each deal's four copies alike, so the
+    agent is the dealer in one copy of each deal, the friend in at most one, and the dealer
+    and his friend win or lose together."""
+    from agents.eval.arena import Deals, friend_win_share
+    rules = Rules(partnership="FIND_FRIEND")
+    deals = Deals.generate(6, rules, seed=2)
+    share = friend_win_share((HeuristicAgent(rules), HeuristicAgent(rules)), deals, rules)
+    roles = share.a_roles
+    assert sum(k for k, _ in roles.values()) == share.a_seat_hands == 24
+    assert sum(w for _, w in roles.values()) == round(share.a_share * 24)
+    assert roles["dealer"][0] == 6 and 0 < roles["friend"][0] <= 6
+    assert roles["friend"][1] <= roles["dealer"][1]  # a friend wins only with his dealer
+    # each deal's dealer side and attackers split its four seat-hands: 1 + friends, the rest
+    assert roles["attacker"][0] == 24 - 6 - roles["friend"][0]
 
 
 # ------------------------------------------------------------ heuristic_friends: card play

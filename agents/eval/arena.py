@@ -348,8 +348,8 @@ def play_deals_batched(policies, deals: Deals, rules: Rules, seed: int = 0,
     s = eng.reset(decks=np.repeat(deals.decks, 2, axis=0).astype(np.int64),
                   first_drawers=np.repeat(deals.first_drawers, 2))
     a_seats = np.arange(n) % 2  # A's team: row 2i: A in seats 0/2; row 2i+1: A in seats 1/3
-    total = _play_lockstep(eng, s, policies, lambda s: seats.team(s.to_act) == a_seats,
-                           np.random.default_rng(seed))
+    total, _ = _play_lockstep(eng, s, policies, lambda s: seats.team(s.to_act) == a_seats,
+                              np.random.default_rng(seed))
     if save_games is not None:
         folder, (sa, sb) = save_games
         for g in range(n):
@@ -371,7 +371,9 @@ class FriendShare:
     """Find-friends strength (module docstring): ``a_share`` of A's ``a_seat_hands`` seat-hands
     on the winning side, with its 95% Wilson interval ``a_ci``; ``b_share`` for B on the same
     hands; ``hands`` played; ``a_rewards``: A's reward in each of its seat-hands
-    (``float64[a_seat_hands]``, its side's reward, RULES.md §10.6)."""
+    (``float64[a_seat_hands]``, its side's reward, RULES.md §10.6); ``a_roles``: A's seat-hands
+    by its role in the hand — ``{"dealer" | "friend" | "attacker": (seat-hands, won)}``, the
+    friend being the dealer side's other member (none when the dealer plays alone)."""
 
     a_share: float
     a_ci: tuple[float, float]
@@ -379,6 +381,7 @@ class FriendShare:
     a_seat_hands: int
     hands: int
     a_rewards: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    a_roles: dict = field(default_factory=dict)
 
 
 def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
@@ -410,20 +413,25 @@ def friend_win_share(policies, deals: Deals, rules: Rules, seed: int = 0,
     # a_seat[row, seat]: agent A holds ``seat`` in hand ``row`` (rotated by one seat per copy)
     shift = (np.arange(4)[None, :] - np.arange(n)[:, None]) % 4
     a_seat = shift == 0 if seating == "one" else shift % 2 == 0
-    total = _play_lockstep(eng, s, policies,
-                           lambda s: a_seat[np.arange(n), np.maximum(s.to_act, 0)],
-                           np.random.default_rng(seed))
+    total, s = _play_lockstep(eng, s, policies,
+                              lambda s: a_seat[np.arange(n), np.maximum(s.to_act, 0)],
+                              np.random.default_rng(seed))
     won = total > 0
     a_wins, a_n = int(won[a_seat].sum()), int(a_seat.sum())
+    # every seat's role in its hand (bool[n, 4] each): the hand is over, its sides are known
+    dealer = np.arange(4)[None, :] == s.dealer[:, None]
+    roles = {"dealer": dealer, "friend": s.dealer_side & ~dealer, "attacker": ~s.dealer_side}
+    a_roles = {name: (int((mine & a_seat).sum()), int((mine & a_seat & won).sum()))
+               for name, mine in roles.items()}
     return FriendShare(a_share=a_wins / a_n, a_ci=wilson(a_wins, a_n),
                        b_share=float(won[~a_seat].mean()), a_seat_hands=a_n, hands=n,
-                       a_rewards=total[a_seat])
+                       a_rewards=total[a_seat], a_roles=a_roles)
 
 
-def _play_lockstep(eng, s, policies, a_acts, rng) -> np.ndarray:
+def _play_lockstep(eng, s, policies, a_acts, rng) -> tuple[np.ndarray, object]:
     """Play every game of ``s`` to the end, ``policies = (A, B)`` each asked once per step for
     the decisions it owns (``a_acts(s)``: ``bool[n]``, A is to act); returns the rewards summed
-    per seat, ``float64[n, 4]``."""
+    per seat, ``float64[n, 4]``, and the final state."""
     n = s.num_games
     total = np.zeros((n, 4), dtype=np.float64)
     actions = np.zeros(n, dtype=np.int64)
@@ -439,4 +447,4 @@ def _play_lockstep(eng, s, policies, a_acts, rng) -> np.ndarray:
                 actions[rows] = policy.act_batch(obs[rows], mask[rows], rng)
         s, rewards, _ = eng.step(s, actions)
         total += rewards
-    return total
+    return total, s

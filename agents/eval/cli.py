@@ -19,7 +19,8 @@ when A defends.
 Find-friends (``--rule partnership=FIND_FRIEND``, RULES.md §10.6) has no fixed teams: each pair is
 scored by ``arena.friend_win_share`` instead, the share of A's seat-hands on the winning side with
 its 95% Wilson interval (``--seating one``: A in one seat, rotated through the four; ``pairs``: A
-in seats 0 and 2, then 1 and 3), and B's share of the same hands:
+in seats 0 and 2, then 1 and 3), B's share of the same hands, and A's seat-hands by role (the
+dealer, the dealer's friend, an attacker: how often, and how often won):
 
     shengji-eval heuristic random --rule partnership=FIND_FRIEND --deals 1000
 """
@@ -116,7 +117,9 @@ def _evaluate_friends(names, specs, policies, deals: Deals, rules: Rules, seed: 
                        "hands": share.hands, "a_seat_hands": share.a_seat_hands,
                        "a_wins": round(share.a_share * share.a_seat_hands),
                        "a_share": share.a_share, "a_share_ci": list(share.a_ci),
-                       "b_share": share.b_share})
+                       "b_share": share.b_share,
+                       "a_roles": {role: {"seat_hands": k, "wins": w}
+                                   for role, (k, w) in share.a_roles.items()}})
     wall = time.perf_counter() - start
     return {"agents": names, "specs": list(specs), "deals": len(deals), "deal_seed": deals.seed,
             "seed": seed, "rules": _rule_changes(rules), "matches": report, "ratings": [],
@@ -134,9 +137,20 @@ def _format_friends(rep: dict) -> str:
         lines += [f"\n{a} vs {b}: {m['hands']} hands, {a} in {held} of each",
                   (f"  {a} seat-hands on the winning side {_pct(m['a_share'])}  95% CI "
                    f"[{_pct(lo)}, {_pct(hi)}]  ({m['a_wins']}/{m['a_seat_hands']})"),
-                  f"  {b} seat-hands on the winning side {_pct(m['b_share'])} (same hands)"]
+                  f"  {b} seat-hands on the winning side {_pct(m['b_share'])} (same hands)",
+                  *_roles_text(a, m["a_roles"], m["a_seat_hands"])]
     lines.append(f"\nwall time {rep['wall_time_s']:.1f} s ({rep['hands_per_s']:.1f} hands/s)")
     return "\n".join(lines)
+
+
+def _roles_text(a: str, roles: dict, seat_hands: int) -> list[str]:
+    """A find-friends report's lines of A's seat-hands by role: share, and share won."""
+    words = {"dealer": "the dealer", "friend": "the dealer's friend", "attacker": "an attacker"}
+    lines = [f"  {a} seat-hands by role:"]
+    for role, r in roles.items():
+        won = f"won {100 * r['wins'] / r['seat_hands']:.1f}%" if r["seat_hands"] else "no hands"
+        lines.append(f"    {words[role]:<20} {100 * r['seat_hands'] / seat_hands:5.1f}%, {won}")
+    return lines
 
 
 def _rule_changes(rules: Rules) -> dict:
