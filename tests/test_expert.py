@@ -222,7 +222,8 @@ def _config(tmp_path, **learner) -> Path:
     ("learner.search=pimc?seed=none", "seed=none"),
     ("learner.search=pimc?worlds=0", "worlds=0"),
     ("learner.labelled_seats=0", "expected one of 1, 2, 4"),
-    ("learner.opponent=nobody", "unknown agent"),
+    ("learner.opponent=nobody", "opponent: unknown agent"),
+    ("learner.search=nobody", "search: unknown agent"),
     (f"model.init={ROOT / 'agents/search/weights/rollout.pt'}", "the config's model is"),
     ("model.init=/nonexistent/x.pt", "model.init"),
 ])

@@ -82,7 +82,7 @@ from torch import nn
 from shengji_env.core.observe import layout
 
 from ..config import ConfigError, option
-from .base import Learner
+from .base import Learner, option_agent
 from .imitation import choice_hits, target_log_prob
 from .nets import MASKED_LOGIT, masked_distribution
 from .ppo import potential
@@ -359,9 +359,7 @@ class ExpertOptions:
 
 def _search_agent(options: ExpertOptions, rules):
     """The search agent of ``options`` for ``rules``; ``ValueError`` if it is not one."""
-    from ..specs import resolve
-
-    agent = resolve(options.search, rules)
+    agent = option_agent(options, "search", rules)
     if not all(hasattr(agent, a) for a in ("act_with_options", "reseed", "candidates")):
         raise ValueError(f"learner.expert_iteration.search={options.search!r} is "
                          f"{type(agent).__name__}, not a search agent (expected a PIMCAgent: "
@@ -377,11 +375,9 @@ class ExpertIterationLearner(Learner):
 
     def __init__(self, options: ExpertOptions, ctx):
         super().__init__(options, ctx)
-        from ..specs import resolve
-
         self.search = _search_agent(options, ctx.rules)
-        self.opponent = None if options.opponent == STUDENT else resolve(options.opponent,
-                                                                         ctx.rules)
+        self.opponent = (None if options.opponent == STUDENT
+                         else option_agent(options, "opponent", ctx.rules))
         self.spec_seed = int(self.search.seed) if self.search.seed is not None else 0
         self.rollout_update = 0  # the update whose student is the search's rollout (0: none)
         self._rollout_state: dict | None = None
@@ -391,11 +387,9 @@ class ExpertIterationLearner(Learner):
     def check_runnable(cls, options: ExpertOptions, rules) -> None:
         """Build the search and the opponent for ``rules`` (called before a run folder is made:
         a bad spec is a config error)."""
-        from ..specs import resolve
-
         _search_agent(options, rules)
         if options.opponent != STUDENT:
-            resolve(options.opponent, rules)
+            option_agent(options, "opponent", rules)
 
     def _in_stage(self, update: int) -> bool:
         c = self.ctx
